@@ -1,0 +1,17 @@
+use serde::{Deserialize, Serialize};
+
+/// Knobs shared by the CLI, the page and the workers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Options {
+    /// Reproduce dial9 `analyze.js` exactly, quirks included (see docs/differences.md).
+    pub reference_compatible: bool,
+    /// A gzip that inflates past this many bytes is refused.
+    pub max_inflated_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { reference_compatible: false, max_inflated_bytes: crate::container::DEFAULT_MAX_INFLATED_BYTES }
+    }
+}

@@ -1,0 +1,127 @@
+//! Number formatting exactly as the reference report prints it (JavaScript
+//! `toFixed`, en-US thousands grouping, `fmtDur`). Rust's `{:.N}` rounds exact
+//! binary ties to even where JS rounds them away from zero, so `to_fixed`
+//! works on the exact decimal expansion of the double instead.
+
+/// JavaScript `Number.prototype.toFixed(digits)`.
+pub fn to_fixed(value: f64, digits: usize) -> String {
+    if !value.is_finite() {
+        return if value.is_nan() { "NaN".into() } else if value > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    if value.abs() >= 1e21 {
+        return format!("{value}");
+    }
+    // 1100 fractional digits hold the exact value of any double.
+    let exact = format!("{:.1100}", value.abs());
+    let (int_part, frac_part) = exact.split_once('.').unwrap_or((&exact, ""));
+    let mut digits_vec: Vec<u8> = int_part.bytes().chain(frac_part.bytes().take(digits)).collect();
+    let round_up = frac_part.as_bytes().get(digits).is_some_and(|&d| d >= b'5');
+    if round_up {
+        let mut i = digits_vec.len();
+        loop {
+            if i == 0 {
+                digits_vec.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if digits_vec[i] == b'9' {
+                digits_vec[i] = b'0';
+            } else {
+                digits_vec[i] += 1;
+                break;
+            }
+        }
+    }
+    let split = digits_vec.len() - digits;
+    let mut out = String::with_capacity(digits_vec.len() + 2);
+    let is_zero = digits_vec.iter().all(|&d| d == b'0');
+    if value.is_sign_negative() && !is_zero {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits_vec[..split]).expect("ascii digits"));
+    if digits > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(&digits_vec[split..]).expect("ascii digits"));
+    }
+    out
+}
+
+/// en-US `toLocaleString()` of an integer: a comma every three digits.
+pub fn grouped(value: i64) -> String {
+    let digits = value.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if value < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The reference's `fmtDur(ns)`: seconds, milliseconds, microseconds or ns.
+pub fn fmt_dur(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{}s", to_fixed(ns / 1e9, 2))
+    } else if ns >= 1e6 {
+        format!("{}ms", to_fixed(ns / 1e6, 2))
+    } else if ns >= 1e3 {
+        format!("{}µs", to_fixed(ns / 1e3, 1))
+    } else {
+        format!("{}ns", js_number(ns))
+    }
+}
+
+/// JavaScript's default `String(number)` for the values the report prints
+/// (integers and plain decimals).
+pub fn js_number(value: f64) -> String {
+    if value == value.trunc() && value.abs() < 1e21 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value}")
+    }
+}
+
+/// `(part / whole) * 100` formatted with `toFixed(digits)`, as the reference computes percentages.
+pub fn pct(part: f64, whole: f64, digits: usize) -> String {
+    to_fixed(part / whole * 100.0, digits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn to_fixed_rounds_exact_ties_away_from_zero() {
+        assert_eq!(to_fixed(0.25, 1), "0.3");
+        assert_eq!(to_fixed(2.25, 1), "2.3");
+        assert_eq!(to_fixed(0.125, 2), "0.13");
+        assert_eq!(to_fixed(0.5, 0), "1");
+        assert_eq!(to_fixed(2.5, 0), "3");
+        assert_eq!(to_fixed(-2.5, 0), "-3");
+    }
+
+    #[test]
+    fn to_fixed_respects_binary_values_below_the_tie() {
+        assert_eq!(to_fixed(1.005, 2), "1.00");
+        assert_eq!(to_fixed(1.45, 1), "1.4");
+        assert_eq!(to_fixed(9.995, 2), "9.99");
+        assert_eq!(to_fixed(99.96, 1), "100.0");
+        assert_eq!(to_fixed(-0.0001, 1), "0.0");
+    }
+
+    #[test]
+    fn grouping_and_durations() {
+        assert_eq!(grouped(311_335), "311,335");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(-1_234_567), "-1,234,567");
+        assert_eq!(fmt_dur(50_259_015.0), "50.26ms");
+        assert_eq!(fmt_dur(1_450_000_000.0), "1.45s");
+        assert_eq!(fmt_dur(6_300.0), "6.3µs");
+        assert_eq!(fmt_dur(999.0), "999ns");
+        assert_eq!(fmt_dur(-5.0), "-5ns");
+    }
+}

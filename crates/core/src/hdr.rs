@@ -1,0 +1,114 @@
+//! The percentile model of node's `perf_hooks.createHistogram()` (HdrHistogram,
+//! 3 significant figures), which every reference percentile comes from. Values
+//! below 2,048 are exact; above, a value lands in a bucket of width 2^k and the
+//! histogram reports the bucket's highest equivalent. The percentile rank rounds
+//! half up (unlike the `hdrhistogram` crate's ceil), so this is hand-built.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+const SUB_BUCKET_BITS: u32 = 11;
+
+/// A mergeable histogram of positive integer values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Bucket lowest-equivalent value → count.
+    buckets: BTreeMap<u64, u64>,
+    count: u64,
+}
+
+fn bucket_shift(value: u64) -> u32 {
+    let bits = 64 - value.leading_zeros();
+    bits.saturating_sub(SUB_BUCKET_BITS)
+}
+
+fn lowest_equivalent(value: u64) -> u64 {
+    let k = bucket_shift(value);
+    (value >> k) << k
+}
+
+fn highest_equivalent(value: u64) -> u64 {
+    let k = bucket_shift(value);
+    lowest_equivalent(value) + (1u64 << k) - 1
+}
+
+impl Histogram {
+    /// Records `max(1, round(x))`, as the reference toolkit does.
+    pub fn record_f64(&mut self, x: f64) {
+        let v = (x + 0.5).floor();
+        self.record(if v < 1.0 { 1 } else { v as u64 });
+    }
+
+    pub fn record(&mut self, value: u64) {
+        *self.buckets.entry(lowest_equivalent(value.max(1))).or_default() += 1;
+        self.count += 1;
+    }
+
+    pub fn merge(&mut self, other: &Histogram) {
+        for (&k, &c) in &other.buckets {
+            *self.buckets.entry(k).or_default() += c;
+        }
+        self.count += other.count;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn max(&self) -> u64 {
+        self.buckets.keys().next_back().map_or(0, |&v| highest_equivalent(v))
+    }
+
+    pub fn min(&self) -> u64 {
+        self.buckets.keys().next().copied().unwrap_or(0)
+    }
+
+    /// `percentile(p)` for 0 < p <= 100: the highest equivalent of the bucket
+    /// where the running count first reaches round-half-up(p% of count).
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        let target = ((p.min(100.0) / 100.0) * self.count as f64 + 0.5).trunc().max(1.0) as u64;
+        let mut seen = 0;
+        for (&low, &c) in &self.buckets {
+            seen += c;
+            if seen >= target {
+                return highest_equivalent(low);
+            }
+        }
+        self.max()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_below_2048_and_bucketed_above() {
+        let mut h = Histogram::default();
+        h.record(250);
+        h.record(32_334_125);
+        assert_eq!(h.min(), 250);
+        assert_eq!(h.max(), 32_342_015);
+    }
+
+    #[test]
+    fn percentile_rank_rounds_half_up() {
+        let mut h = Histogram::default();
+        (1..=52).for_each(|v| h.record(v));
+        assert_eq!(h.percentile(99.0), 51);
+        assert_eq!(h.percentile(50.0), 26);
+        assert_eq!(h.percentile(100.0), 52);
+    }
+
+    #[test]
+    fn records_rounded_values_with_a_floor_of_one() {
+        let mut h = Histogram::default();
+        h.record_f64(0.2);
+        h.record_f64(2.5);
+        assert_eq!(h.min(), 1);
+        assert_eq!(h.max(), 3);
+    }
+}

@@ -1,0 +1,13 @@
+//! d9lens core: everything d9lens knows, as pure functions and data.
+//!
+//! No web-sys, no network, no clocks: the web shell and the CLI hand bytes in
+//! and execute the request values that come out. See `ARCHITECTURE.md`.
+
+pub mod analysis;
+pub mod container;
+pub mod fmt;
+pub mod frames;
+pub mod hdr;
+pub mod report;
+pub mod s3;
+pub mod trace;

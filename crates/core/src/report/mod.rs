@@ -1,0 +1,6 @@
+//! The report model and its renderings.
+
+pub mod model;
+pub mod text;
+
+pub use model::*;

@@ -1,0 +1,286 @@
+//! The report: every number d9lens shows, as plain serializable data. The
+//! page, the CLI's `--json` and the text renderer all read this one model.
+
+use serde::{Deserialize, Serialize};
+
+/// One symbolized stack frame (leaf-first lists). `symbol` is the raw symbol
+/// (or the `0x…` address when unresolved); display text comes from `frames`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Frame {
+    pub symbol: String,
+    pub location: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// `TRACE SUMMARY: <label>`: a file name, or `N files in DIR`.
+    pub label: String,
+    pub files: Vec<String>,
+    pub setup: SetupDiagnostic,
+    pub summary: Summary,
+    pub workers: Vec<WorkerUtilization>,
+    pub long_polls: LongPolls,
+    pub sched_delays: SchedDelays,
+    pub poll_by_spawn: Vec<DurationStats>,
+    pub lifecycle: Lifecycle,
+    pub blocking: Blocking,
+    pub cpu_hotspots: CpuHotspots,
+    pub queue: QueueDepth,
+    pub kernel_wait: Vec<KernelWait>,
+    pub spans: Vec<DurationStats>,
+    pub memory: Option<Memory>,
+    pub red_flags: Vec<Finding>,
+    /// Per-file problems (decode errors, size caps); the rest is still analyzed.
+    pub errors: Vec<FileError>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileError {
+    pub file: String,
+    /// Byte offset in the (decompressed) trace where decoding stopped, if known.
+    pub offset: Option<u64>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Critical,
+    Warning,
+    Info,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub severity: Severity,
+    pub check: String,
+    pub message: String,
+    /// What to do about it.
+    pub fix: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetupDiagnostic {
+    pub on_cpu_samples: u64,
+    pub off_cpu_samples: u64,
+    pub tasks_spawned: u64,
+    pub wake_events: u64,
+    pub task_polls: u64,
+    pub worker_unparks: u64,
+    pub symbols: u64,
+    pub symbols_with_location: u64,
+    pub issues: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub duration_ms: f64,
+    pub min_ts: Option<u64>,
+    pub max_ts: Option<u64>,
+    /// Unix-epoch ns of `min_ts`, from the first clock-sync anchor, when known.
+    pub wall_clock_start_ns: Option<i64>,
+    pub workers: Vec<u64>,
+    pub event_count: u64,
+    pub cpu_sample_count: u64,
+    pub on_cpu_sample_count: u64,
+    pub off_cpu_sample_count: u64,
+    pub task_spawn_count: u64,
+    pub task_alive_at_end: i64,
+    /// Named runtimes from segment metadata (`runtime.<name>` = worker ids).
+    pub runtimes: Vec<RuntimeWorkers>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeWorkers {
+    pub name: String,
+    pub workers: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerUtilization {
+    pub worker: u64,
+    pub utilization: f64,
+    /// None when the worker had no active period.
+    pub avg_cpu_ratio: Option<f64>,
+    pub poll_count: u64,
+    pub park_count: u64,
+    pub active_count: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LongPolls {
+    pub threshold_ns: u64,
+    pub count: u64,
+    pub worst_ns: u64,
+    /// Worst first, at most 100 kept.
+    pub worst: Vec<LongPoll>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LongPoll {
+    pub dur_ns: u64,
+    pub worker: u64,
+    pub task_id: u64,
+    pub spawn_loc: Option<String>,
+    pub start_ns: u64,
+    pub start_offset_ns: i64,
+    pub file: String,
+    /// Off-CPU (scheduler) samples inside the poll, each a leaf-first stack.
+    pub sched_samples: Vec<Vec<Frame>>,
+    /// On-CPU samples inside the poll.
+    pub cpu_samples: Vec<Vec<Frame>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedDelays {
+    pub count: u64,
+    pub count_over_1ms: u64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+    pub worst: Vec<SchedDelay>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedDelay {
+    pub delay_ns: u64,
+    pub task_id: u64,
+    pub spawn_loc: Option<String>,
+    pub wake_offset_ns: i64,
+    pub worker: u64,
+}
+
+/// Histogram summary of durations under one key (spawn location or span name).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DurationStats {
+    pub name: String,
+    pub count: u64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+    pub min_ns: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lifecycle {
+    pub spawns_by_location: Vec<LocationCount>,
+    pub peak_active: Option<u64>,
+    pub active_at_first_sample: Option<u64>,
+    pub active_at_last_sample: Option<u64>,
+    pub possible_leak: bool,
+    pub leaked_by_location: Vec<LocationCount>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocationCount {
+    pub loc: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Blocking {
+    pub off_cpu_samples: u64,
+    pub in_poll: u64,
+    pub idle_park: u64,
+    pub in_poll_by_location: Vec<LocationCount>,
+    pub in_poll_stacks: Vec<StackGroup>,
+    /// Workers with kernel scheduling waits > 1 ms (shown when there are no off-CPU samples).
+    pub sched_wait_workers: Vec<KernelWait>,
+}
+
+/// Samples that share one stack.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackGroup {
+    pub count: u64,
+    pub frames: Vec<Frame>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CpuHotspots {
+    pub samples: u64,
+    /// Top stacks by count (leaf-first frames).
+    pub top_stacks: Vec<StackGroup>,
+    /// Call tree of application frames, outermost first; children by count.
+    pub tree: Vec<HotspotNode>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HotspotNode {
+    pub name: String,
+    pub count: u64,
+    pub self_count: u64,
+    pub children: Vec<HotspotNode>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueDepth {
+    pub global_max: Option<u64>,
+    pub global_avg: Option<f64>,
+    pub samples: u64,
+    pub max_local_queue: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KernelWait {
+    pub worker: u64,
+    pub count: u64,
+    pub max_ns: u64,
+    pub p50_ns: u64,
+    pub count_over_1ms: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Memory {
+    pub sample_rate_bytes: u64,
+    /// The trace's own `memory.sample_rate_bytes`, when it differs from the rate used.
+    pub trace_sample_rate_bytes: Option<u64>,
+    pub total_alloc_count: u64,
+    pub total_alloc_bytes: u64,
+    pub total_free_count: u64,
+    pub leaked_count: u64,
+    pub leaked_bytes: u64,
+    pub estimated_total_bytes: u64,
+    pub dropped_allocs: u64,
+    pub dropped_frees: u64,
+    pub top_sites: Vec<AllocSite>,
+    pub per_task: Vec<TaskAlloc>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AllocSite {
+    pub count: u64,
+    pub total_bytes: u64,
+    pub estimated_bytes: f64,
+    pub frames: Vec<Frame>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskAlloc {
+    pub task_id: u64,
+    pub count: u64,
+    pub sampled_bytes: u64,
+    pub estimated_bytes: f64,
+    pub spawn_loc: Option<String>,
+}

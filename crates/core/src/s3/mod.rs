@@ -1,0 +1,1 @@
+//! S3 client, sans-IO: requests are values, responses are bytes.

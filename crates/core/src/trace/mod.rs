@@ -1,0 +1,1 @@
+//! Trace decoding: bytes → typed events (on the official `dial9-trace-format` decoder).

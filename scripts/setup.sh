@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what building and testing d9lens needs, skipping whatever is already
+# present at the right version. Safe to run repeatedly.
+set -euo pipefail
+
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=0.2.130
+BINARYEN_VERSION=132.0.0
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+export PATH="$HOME/.cargo/bin:$here/node_modules/.bin:$PATH"
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+# Quicker tool builds with the same result (see toolchain notes in ARCHITECTURE.md).
+export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding rust target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 10 minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION\$"; then
+  log "installing trunk $TRUNK_VERSION (about 15 minutes)"
+  cargo install --locked trunk --version "$TRUNK_VERSION" --force
+fi
+
+if ! { command -v chromium && command -v chromedriver; } >/dev/null 2>&1; then
+  log "installing chromium and chromedriver from Debian"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# wasm-opt from npm binaryen (Debian's v108 miscompiles for Chromium) and the
+# e2e driver, both pinned in package-lock.json.
+if [ ! -x "$here/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/node_modules/playwright-core" ]; then
+  log "installing npm dev tools (binaryen $BINARYEN_VERSION, playwright-core)"
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+fi
