@@ -1,5 +1,12 @@
-use super::{Options, Partial};
-use crate::report::Report;
+//! Merging partials (`mergePartial`) and finalizing them into a `Report`.
+
+use super::memory::{MemoryPartial, REFERENCE_SAMPLE_RATE};
+use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
+use super::{Options, groups::Groups, setup};
+use crate::frames::{diagnose_stack, format_frame};
+use crate::hdr::Histogram;
+use crate::report::*;
+use indexmap::IndexMap;
 use std::collections::BTreeMap;
 
 /// Collects partials in any order; `finish` folds them in file-name order so
@@ -7,20 +14,403 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default)]
 pub struct Merger {
     opts: Options,
+    label: Option<String>,
     partials: BTreeMap<String, Partial>,
+    errors: BTreeMap<String, FileError>,
 }
 
 impl Merger {
     pub fn new(opts: Options) -> Self {
-        Self { opts, partials: BTreeMap::new() }
+        Self { opts, ..Self::default() }
+    }
+
+    /// The summary title for several files (the reference prints `N files in DIR`).
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
     }
 
     pub fn add(&mut self, partial: Partial) {
         self.partials.insert(partial.file.clone(), partial);
     }
 
-    pub fn finish(&self) -> Report {
-        let _ = &self.opts;
-        Report { files: self.partials.keys().cloned().collect(), ..Report::default() }
+    pub fn add_error(&mut self, error: FileError) {
+        self.errors.insert(error.file.clone(), error);
     }
+
+    pub fn len(&self) -> usize {
+        self.partials.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.partials.is_empty()
+    }
+
+    pub fn finish(&self) -> Report {
+        let multi = self.partials.len() > 1;
+        let compat_dir = self.opts.reference_compatible && multi;
+        let mut acc = Acc::default();
+        for p in self.partials.values() {
+            acc.merge(p, compat_dir);
+        }
+        let label = match (&self.label, self.partials.keys().next()) {
+            (Some(l), _) => l.clone(),
+            (None, Some(only)) if !multi => only.clone(),
+            _ => format!("{} files", self.partials.len()),
+        };
+        let mut report = acc.finish(&self.opts, compat_dir);
+        report.label = label;
+        report.files = self.partials.keys().cloned().collect();
+        report.errors = self.errors.values().cloned().collect();
+        report
+    }
+}
+
+#[derive(Default)]
+struct Acc {
+    min_ts: Option<u64>,
+    max_ts: Option<u64>,
+    workers: BTreeMap<u64, WorkerStats>,
+    event_count: u64,
+    cpu_sample_count: u64,
+    on_cpu: u64,
+    off_cpu: u64,
+    task_spawn_count: u64,
+    task_alive_at_end: i64,
+    max_local_queue: u64,
+    poll_durations: IndexMap<String, Histogram>,
+    long_polls: Vec<LongPollRec>,
+    long_poll_count: u64,
+    queue_max: u64,
+    queue_sum: u64,
+    queue_count: u64,
+    delay_total: u64,
+    delay_high: u64,
+    delay_worst: Vec<DelayRec>,
+    delay_hist: Option<Histogram>,
+    active_tasks: Vec<(u64, u64)>,
+    task_spawn_locs: IndexMap<u64, Option<String>>,
+    task_spawn_times: IndexMap<u64, u64>,
+    task_terminate_times: IndexMap<u64, u64>,
+    cpu_groups: Groups,
+    sched_groups: Groups,
+    in_poll_groups: Groups,
+    in_poll: u64,
+    idle: u64,
+    in_poll_by_loc: IndexMap<String, u64>,
+    span_stats: IndexMap<String, Histogram>,
+    memory: MemoryPartial,
+    setup: super::partial::SetupPartial,
+    runtimes: IndexMap<String, Vec<u64>>,
+    clock_anchor: Option<(u64, i64)>,
+    incomplete_files: u64,
+}
+
+fn merge_hist(dst: &mut IndexMap<String, Histogram>, src: &IndexMap<String, Histogram>) {
+    for (k, h) in src {
+        dst.entry(k.clone()).or_default().merge(h);
+    }
+}
+
+impl Acc {
+    fn merge(&mut self, p: &Partial, compat_dir: bool) {
+        let bounds = if compat_dir { p.runtime_bounds } else { p.bounds };
+        if let Some((lo, hi)) = bounds {
+            self.min_ts = Some(self.min_ts.map_or(lo, |m| m.min(lo)));
+            self.max_ts = Some(self.max_ts.map_or(hi, |m| m.max(hi)));
+        }
+        self.event_count += p.event_count;
+        self.cpu_sample_count += p.cpu_sample_count;
+        self.on_cpu += p.on_cpu;
+        self.off_cpu += p.off_cpu;
+        self.task_spawn_count += p.task_spawn_count;
+        self.task_alive_at_end += p.task_alive_at_end;
+        self.max_local_queue = self.max_local_queue.max(p.max_local_queue);
+        for (&w, ws) in &p.worker_stats {
+            let d = self.workers.entry(w).or_default();
+            d.active_ns += ws.active_ns;
+            d.park_ns += ws.park_ns;
+            d.ratio_sum += ws.ratio_sum;
+            d.active_count += ws.active_count;
+            d.poll_count += ws.poll_count;
+            d.park_count += ws.park_count;
+            d.sched_waits.extend(&ws.sched_waits);
+        }
+        merge_hist(&mut self.poll_durations, &p.poll_durations);
+        self.long_poll_count += p.long_poll_count;
+        self.long_polls.extend(p.long_polls.iter().cloned().map(|mut lp| {
+            if compat_dir {
+                // The reference labels directory-mode polls by cache name: `.bin.gz` shows as `.bin`.
+                lp.file = lp.file.strip_suffix(".gz").map_or(lp.file.clone(), str::to_string);
+            }
+            lp
+        }));
+        keep_worst(&mut self.long_polls, |l| l.dur);
+        self.queue_max = self.queue_max.max(p.queue_max);
+        self.queue_sum += p.queue_sum;
+        self.queue_count += p.queue_count;
+        self.delay_total += p.delay_total;
+        self.delay_high += p.delay_high;
+        self.delay_worst.extend(p.delay_worst.iter().cloned());
+        keep_worst(&mut self.delay_worst, |d| d.delay);
+        if let Some(h) = &p.delay_hist {
+            self.delay_hist.get_or_insert_with(Histogram::default).merge(h);
+        } else if compat_dir {
+            self.delay_hist.get_or_insert_with(Histogram::default);
+        }
+        self.active_tasks.extend(&p.active_tasks);
+        self.task_spawn_locs.extend(p.task_spawn_locs.iter().map(|(k, v)| (*k, v.clone())));
+        self.task_spawn_times.extend(&p.task_spawn_times);
+        self.task_terminate_times.extend(&p.task_terminate_times);
+        self.cpu_groups.merge(&p.cpu_groups);
+        self.sched_groups.merge(&p.sched_groups);
+        self.in_poll_groups.merge(&p.in_poll_groups);
+        self.in_poll += p.in_poll;
+        self.idle += p.idle;
+        for (k, v) in &p.in_poll_by_loc {
+            *self.in_poll_by_loc.entry(k.clone()).or_default() += v;
+        }
+        merge_hist(&mut self.span_stats, &p.span_stats);
+        self.memory.merge(&p.memory);
+        let s = &mut self.setup;
+        s.symbols += p.setup.symbols;
+        s.symbols_with_location += p.setup.symbols_with_location;
+        s.wake_events += p.setup.wake_events;
+        s.poll_starts += p.setup.poll_starts;
+        s.unparks += p.setup.unparks;
+        s.on_cpu_chain_frames += p.setup.on_cpu_chain_frames;
+        s.on_cpu_addresses.extend(&p.setup.on_cpu_addresses);
+        s.tokio_unstable_false |= p.setup.tokio_unstable_false;
+        for (k, v) in &p.metadata {
+            if let Some(name) = k.strip_prefix("runtime.") {
+                let ids = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+                self.runtimes.insert(name.to_string(), ids);
+            }
+        }
+        self.clock_anchor = self.clock_anchor.or(p.clock_anchor);
+        self.incomplete_files += u64::from(p.incomplete);
+    }
+
+    fn finish(mut self, opts: &Options, compat_dir: bool) -> Report {
+        self.active_tasks.sort_by_key(|p| p.0);
+        let min_ts = self.min_ts.unwrap_or(0);
+        let rel = |t: u64| t as i64 - min_ts as i64;
+        let spawn_loc = |task: u64| self.task_spawn_locs.get(&task).cloned().flatten();
+        let rate = if opts.reference_compatible {
+            REFERENCE_SAMPLE_RATE
+        } else {
+            self.memory.trace_sample_rate.unwrap_or(REFERENCE_SAMPLE_RATE)
+        };
+        let memory = if compat_dir { None } else { self.memory.finish(rate, spawn_loc) };
+        let workers: Vec<WorkerUtilization> = self
+            .workers
+            .iter()
+            .map(|(&w, ws)| {
+                let total = ws.active_ns + ws.park_ns;
+                WorkerUtilization {
+                    worker: w,
+                    utilization: if total > 0 { ws.active_ns as f64 / total as f64 } else { 0.0 },
+                    avg_cpu_ratio: (ws.active_count > 0).then(|| ws.ratio_sum / ws.active_count as f64),
+                    poll_count: ws.poll_count,
+                    park_count: ws.park_count,
+                    active_count: ws.active_count,
+                }
+            })
+            .collect();
+        let kernel_wait: Vec<KernelWait> = self
+            .workers
+            .iter_mut()
+            .filter(|(_, ws)| !ws.sched_waits.is_empty())
+            .map(|(&w, ws)| {
+                ws.sched_waits.sort_by(|a, b| b.cmp(a));
+                let waits = &ws.sched_waits;
+                KernelWait {
+                    worker: w,
+                    count: waits.len() as u64,
+                    max_ns: waits[0],
+                    p50_ns: waits[waits.len() / 2],
+                    count_over_1ms: waits.iter().filter(|&&x| x > 1_000_000).count() as u64,
+                }
+            })
+            .collect();
+        let mut sched_wait_workers: Vec<KernelWait> =
+            kernel_wait.iter().filter(|k| k.count_over_1ms > 0).cloned().collect();
+        sched_wait_workers.sort_by(|a, b| b.max_ns.cmp(&a.max_ns));
+        let hist_stats = |name: &String, h: &Histogram| DurationStats {
+            name: name.clone(),
+            count: h.count(),
+            p50_ns: h.percentile(50.0),
+            p99_ns: h.percentile(99.0),
+            max_ns: h.max(),
+            min_ns: h.min(),
+        };
+        let mut poll_by_spawn: Vec<DurationStats> = self.poll_durations.iter().map(|(k, h)| hist_stats(k, h)).collect();
+        poll_by_spawn.sort_by(|a, b| b.max_ns.cmp(&a.max_ns));
+        let mut spans: Vec<DurationStats> = self.span_stats.iter().map(|(k, h)| hist_stats(k, h)).collect();
+        spans.sort_by(|a, b| b.count.cmp(&a.count));
+        let cpu_groups = self.cpu_groups.sorted();
+        Report {
+            setup: setup::diagnose(&self.setup, self.on_cpu, self.cpu_sample_count - self.on_cpu, self.task_spawn_count),
+            summary: Summary {
+                duration_ms: match (self.min_ts, self.max_ts) {
+                    (Some(lo), Some(hi)) if lo <= hi => (hi - lo) as f64 / 1e6,
+                    _ => 0.0,
+                },
+                min_ts: self.min_ts,
+                max_ts: self.max_ts,
+                wall_clock_start_ns: self.clock_anchor.map(|(mono, real)| real - rel(mono)),
+                workers: self.workers.keys().copied().collect(),
+                event_count: self.event_count,
+                cpu_sample_count: self.cpu_sample_count,
+                on_cpu_sample_count: self.on_cpu,
+                off_cpu_sample_count: self.off_cpu,
+                task_spawn_count: self.task_spawn_count,
+                task_alive_at_end: self.task_alive_at_end,
+                runtimes: self.runtimes.iter().map(|(n, w)| RuntimeWorkers { name: n.clone(), workers: w.clone() }).collect(),
+            },
+            workers,
+            long_polls: LongPolls {
+                threshold_ns: 1_000_000,
+                count: self.long_poll_count,
+                worst_ns: self.long_polls.first().map_or(0, |l| l.dur),
+                worst: self
+                    .long_polls
+                    .iter()
+                    .map(|l| LongPoll {
+                        dur_ns: l.dur,
+                        worker: l.worker,
+                        task_id: l.task_id,
+                        spawn_loc: l.spawn_loc.clone(),
+                        start_ns: l.start,
+                        start_offset_ns: rel(l.start),
+                        file: l.file.clone(),
+                        sched_samples: l.sched_samples.clone(),
+                        cpu_samples: l.cpu_samples.clone(),
+                    })
+                    .collect(),
+            },
+            sched_delays: SchedDelays {
+                count: self.delay_total,
+                count_over_1ms: self.delay_high,
+                p50_ns: self.delay_hist.as_ref().map_or(0, |h| h.percentile(50.0)),
+                p99_ns: self.delay_hist.as_ref().map_or(0, |h| h.percentile(99.0)),
+                max_ns: self.delay_hist.as_ref().map_or(0, Histogram::max),
+                has_histogram: self.delay_hist.is_some(),
+                worst: self
+                    .delay_worst
+                    .iter()
+                    .map(|d| SchedDelay {
+                        delay_ns: d.delay,
+                        task_id: d.task_id,
+                        spawn_loc: d.spawn_loc.clone(),
+                        wake_offset_ns: rel(d.wake_time),
+                        worker: d.worker,
+                    })
+                    .collect(),
+            },
+            poll_by_spawn,
+            lifecycle: lifecycle(&self),
+            blocking: Blocking {
+                off_cpu_samples: self.off_cpu,
+                in_poll: self.in_poll,
+                idle_park: self.idle,
+                in_poll_by_location: {
+                    let mut v: Vec<LocationCount> =
+                        self.in_poll_by_loc.iter().map(|(l, &c)| LocationCount { loc: l.clone(), count: c }).collect();
+                    v.sort_by(|a, b| b.count.cmp(&a.count));
+                    v
+                },
+                in_poll_stacks: self.in_poll_groups.sorted(),
+                sched_wait_workers,
+            },
+            cpu_hotspots: CpuHotspots { samples: self.on_cpu, tree: hotspot_tree(&cpu_groups), top_stacks: cpu_groups },
+            queue: QueueDepth {
+                global_max: (self.queue_count > 0).then_some(self.queue_max),
+                global_avg: (self.queue_count > 0).then(|| self.queue_sum as f64 / self.queue_count as f64),
+                samples: self.queue_count,
+                max_local_queue: self.max_local_queue,
+            },
+            kernel_wait,
+            spans,
+            memory,
+            ..Report::default()
+        }
+    }
+}
+
+fn lifecycle(acc: &Acc) -> Lifecycle {
+    let count_by = |locs: &mut dyn Iterator<Item = &Option<String>>| {
+        let mut counts: IndexMap<String, u64> = IndexMap::new();
+        for loc in locs {
+            *counts.entry(loc.clone().unwrap_or_else(|| "(unknown)".into())).or_default() += 1;
+        }
+        let mut v: Vec<LocationCount> = counts.into_iter().map(|(loc, count)| LocationCount { loc, count }).collect();
+        v.sort_by(|a, b| b.count.cmp(&a.count));
+        v
+    };
+    let samples = &acc.active_tasks;
+    let peak = samples.iter().map(|s| s.1).max();
+    let first = samples.first().map(|s| s.1);
+    let last = samples.last().map(|s| s.1);
+    let possible_leak = matches!((last, peak), (Some(l), Some(p)) if l as f64 > p as f64 / 2.0 && l == p);
+    let leaked_by_location = if possible_leak {
+        let none = None;
+        count_by(
+            &mut acc
+                .task_spawn_times
+                .keys()
+                .filter(|t| !acc.task_terminate_times.contains_key(*t))
+                .map(|t| acc.task_spawn_locs.get(t).unwrap_or(&none)),
+        )
+    } else {
+        Vec::new()
+    };
+    Lifecycle {
+        spawns_by_location: count_by(&mut acc.task_spawn_locs.values()),
+        peak_active: peak,
+        active_at_first_sample: first,
+        active_at_last_sample: last,
+        possible_leak,
+        leaked_by_location,
+    }
+}
+
+/// Call tree of application frames, outermost caller first.
+fn hotspot_tree(groups: &[StackGroup]) -> Vec<HotspotNode> {
+    #[derive(Default)]
+    struct Node {
+        count: u64,
+        self_count: u64,
+        children: IndexMap<String, Node>,
+    }
+    fn convert(children: IndexMap<String, Node>) -> Vec<HotspotNode> {
+        let mut v: Vec<HotspotNode> = children
+            .into_iter()
+            .map(|(name, n)| HotspotNode {
+                name,
+                count: n.count,
+                self_count: n.self_count,
+                children: convert(n.children),
+            })
+            .collect();
+        v.sort_by(|a, b| b.count.cmp(&a.count));
+        v
+    }
+    let mut root = Node::default();
+    for g in groups {
+        let d = diagnose_stack(&g.frames);
+        let app: Vec<String> = d.app_frames.iter().map(|f| format_frame(&f.symbol, f.location.as_deref())).collect();
+        if app.is_empty() {
+            continue;
+        }
+        let mut node = &mut root;
+        for (i, name) in app.iter().enumerate().rev() {
+            node = node.children.entry(name.clone()).or_default();
+            node.count += g.count;
+            if i == 0 {
+                node.self_count += g.count;
+            }
+        }
+    }
+    convert(root.children)
 }

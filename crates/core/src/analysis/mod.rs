@@ -1,10 +1,25 @@
 //! Analysis: one trace file → a `Partial`; partials merge (any order in,
 //! same report out) into a `Report`.
 
+mod delays;
+mod groups;
+mod memory;
+mod merge;
 mod options;
 mod partial;
-mod merge;
+mod series;
+mod setup;
+mod workers;
 
 pub use merge::Merger;
 pub use options::Options;
 pub use partial::{FileOutcome, Partial, analyze_file};
+
+/// `N` items picked evenly (indices floor(i × count / N)), always including the first; all when N ≥ count.
+pub fn sample_evenly<T: Clone>(items: &[T], n: usize) -> Vec<T> {
+    if n == 0 || n >= items.len() {
+        return items.to_vec();
+    }
+    let step = items.len() as f64 / n as f64;
+    (0..n).map(|i| items[(i as f64 * step).floor() as usize].clone()).collect()
+}

@@ -1,12 +1,107 @@
+//! One trace file → its `Partial`: the per-file half of `accumulateTrace`.
+
 use super::Options;
-use crate::report::FileError;
+use super::groups::Groups;
+use super::memory::MemoryPartial;
+use super::{delays, series, workers};
+use crate::container;
+use crate::hdr::Histogram;
+use crate::report::{FileError, Frame};
+use crate::trace::{self, ParsedTrace, RuntimeKind, SOURCE_OFF_CPU, SOURCE_ON_CPU, SymbolTable};
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Long polls and worst delays kept per file and after each merge.
+pub const KEEP_WORST: usize = 100;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct WorkerStats {
+    pub active_ns: u64,
+    pub park_ns: u64,
+    pub ratio_sum: f64,
+    pub active_count: u64,
+    pub poll_count: u64,
+    pub park_count: u64,
+    pub sched_waits: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LongPollRec {
+    pub dur: u64,
+    pub worker: u64,
+    pub start: u64,
+    pub task_id: u64,
+    pub spawn_loc: Option<String>,
+    pub file: String,
+    pub sched_samples: Vec<Vec<Frame>>,
+    pub cpu_samples: Vec<Vec<Frame>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DelayRec {
+    pub wake_time: u64,
+    pub delay: u64,
+    pub task_id: u64,
+    pub worker: u64,
+    pub spawn_loc: Option<String>,
+}
+
+/// Inputs of the setup diagnostic.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SetupPartial {
+    pub symbols: u64,
+    pub symbols_with_location: u64,
+    pub wake_events: u64,
+    pub poll_starts: u64,
+    pub unparks: u64,
+    pub on_cpu_chain_frames: u64,
+    pub on_cpu_addresses: BTreeSet<u64>,
+    pub tokio_unstable_false: bool,
+}
 
 /// What one file contributes to a report: bounded in size (histograms, top-N
-/// lists, stack groups), never the raw events.
+/// lists, stack groups, task maps), never the raw events.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Partial {
     pub file: String,
+    pub runtime_bounds: Option<(u64, u64)>,
+    pub bounds: Option<(u64, u64)>,
+    pub worker_ids: Vec<u64>,
+    pub event_count: u64,
+    pub cpu_sample_count: u64,
+    pub on_cpu: u64,
+    pub off_cpu: u64,
+    pub task_spawn_count: u64,
+    pub task_alive_at_end: i64,
+    pub max_local_queue: u64,
+    pub worker_stats: BTreeMap<u64, WorkerStats>,
+    pub poll_durations: IndexMap<String, Histogram>,
+    pub long_polls: Vec<LongPollRec>,
+    pub long_poll_count: u64,
+    pub queue_max: u64,
+    pub queue_sum: u64,
+    pub queue_count: u64,
+    pub delay_total: u64,
+    pub delay_high: u64,
+    pub delay_worst: Vec<DelayRec>,
+    pub delay_hist: Option<Histogram>,
+    pub active_tasks: Vec<(u64, u64)>,
+    pub task_spawn_locs: IndexMap<u64, Option<String>>,
+    pub task_spawn_times: IndexMap<u64, u64>,
+    pub task_terminate_times: IndexMap<u64, u64>,
+    pub cpu_groups: Groups,
+    pub sched_groups: Groups,
+    pub in_poll_groups: Groups,
+    pub in_poll: u64,
+    pub idle: u64,
+    pub in_poll_by_loc: IndexMap<String, u64>,
+    pub span_stats: IndexMap<String, Histogram>,
+    pub memory: MemoryPartial,
+    pub setup: SetupPartial,
+    pub metadata: IndexMap<String, String>,
+    pub clock_anchor: Option<(u64, i64)>,
+    pub incomplete: bool,
 }
 
 /// The result of analyzing one file: its partial (possibly from the events
@@ -20,7 +115,175 @@ pub struct FileOutcome {
     pub events: u64,
 }
 
+/// Inflates, decodes and analyzes one `.bin` / `.bin.gz` file.
 pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
-    let _ = (bytes, opts);
-    FileOutcome { partial: Partial { file: name.to_string() }, error: None, raw_bytes: 0, events: 0 }
+    let raw = match container::raw_trace(bytes, opts.max_inflated_bytes) {
+        Ok(raw) => raw,
+        Err(e) => {
+            let error = FileError { file: name.to_string(), offset: e.offset(), message: e.to_string() };
+            let partial = Partial { file: name.to_string(), ..Partial::default() };
+            return FileOutcome { partial, error: Some(error), raw_bytes: 0, events: 0 };
+        }
+    };
+    let (trace, failure) = trace::parse_trace(&raw);
+    let error = failure.map(|f| FileError {
+        file: name.to_string(),
+        offset: Some(f.offset),
+        message: format!("trace decoding stopped at byte {}: {}; events before it are analyzed", f.offset, f.message),
+    });
+    let events = trace.events.len() as u64;
+    FileOutcome { partial: Partial::from_trace(name, &trace), error, raw_bytes: raw.len() as u64, events }
+}
+
+fn frames_of(trace: &ParsedTrace, idx: &[usize]) -> Vec<Vec<Frame>> {
+    idx.iter().map(|&i| trace.symbols.symbolize(&trace.samples[i].callchain)).collect()
+}
+
+impl Partial {
+    pub fn from_trace(file: &str, trace: &ParsedTrace) -> Partial {
+        let ids = workers::worker_ids(trace);
+        let max_ts = trace.bounds.map_or(0, |b| b.1);
+        let tl = workers::build(trace, &ids, max_ts);
+        let loc = |id: Option<u32>| trace.spawn_loc(id).map(str::to_string);
+        let mut p = Partial {
+            file: file.to_string(),
+            runtime_bounds: trace.runtime_bounds,
+            bounds: trace.bounds,
+            worker_ids: ids.clone(),
+            event_count: trace.events.len() as u64,
+            cpu_sample_count: trace.samples.len() as u64,
+            on_cpu: trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU).count() as u64,
+            off_cpu: trace.samples.iter().filter(|s| s.source == SOURCE_OFF_CPU).count() as u64,
+            task_spawn_count: trace.task_spawn_times.len() as u64,
+            task_alive_at_end: trace.task_spawn_times.len() as i64 - trace.task_terminate_times.len() as i64,
+            max_local_queue: tl.max_local_queue,
+            task_spawn_locs: trace.task_spawn_locs.iter().map(|(&k, &v)| (k, loc(v))).collect(),
+            task_spawn_times: trace.task_spawn_times.clone(),
+            task_terminate_times: trace.task_terminate_times.clone(),
+            metadata: trace.metadata.clone(),
+            clock_anchor: trace.clock_anchors.first().copied(),
+            incomplete: trace.incomplete,
+            memory: MemoryPartial::from_trace(trace),
+            setup: setup(trace),
+            active_tasks: series::active_tasks(trace),
+            ..Partial::default()
+        };
+        for (&w, wt) in &tl.workers {
+            let ws = p.worker_stats.entry(w).or_default();
+            for a in &wt.actives {
+                ws.active_ns += a.end - a.start;
+                ws.ratio_sum += a.ratio;
+                ws.active_count += 1;
+            }
+            for pk in &wt.parks {
+                ws.park_ns += pk.end.saturating_sub(pk.start);
+                ws.park_count += 1;
+                ws.sched_waits.extend(pk.sched_wait.filter(|&s| s > 0));
+            }
+            ws.poll_count += wt.polls.len() as u64;
+            for poll in &wt.polls {
+                let dur = poll.end - poll.start;
+                let key = loc(poll.spawn_loc).unwrap_or_else(|| "(unknown)".into());
+                p.poll_durations.entry(key).or_default().record(dur.max(1));
+                if dur > 1_000_000 {
+                    p.long_poll_count += 1;
+                    p.long_polls.push(LongPollRec {
+                        dur,
+                        worker: w,
+                        start: poll.start,
+                        task_id: poll.task_id,
+                        spawn_loc: loc(poll.spawn_loc),
+                        file: file.to_string(),
+                        sched_samples: Vec::new(),
+                        cpu_samples: Vec::new(),
+                    });
+                }
+            }
+        }
+        keep_worst(&mut p.long_polls, |l| l.dur);
+        // Stacks are symbolized only for the polls that survive the cut.
+        symbolize_long_polls(&mut p.long_polls, &tl, trace);
+        for (_, q) in series::global_queue(trace) {
+            p.queue_max = p.queue_max.max(q);
+            p.queue_sum += q;
+            p.queue_count += 1;
+        }
+        for d in delays::compute(&tl) {
+            p.delay_total += 1;
+            p.delay_hist.get_or_insert_with(Histogram::default).record(d.delay.max(1));
+            if d.delay > 1_000_000 {
+                p.delay_high += 1;
+                p.delay_worst.push(DelayRec {
+                    wake_time: d.wake_time,
+                    delay: d.delay,
+                    task_id: d.task_id,
+                    worker: d.worker,
+                    spawn_loc: loc(d.spawn_loc),
+                });
+            }
+        }
+        keep_worst(&mut p.delay_worst, |d| d.delay);
+        let chains = |source: u64| trace.samples.iter().filter(move |s| s.source == source).map(|s| &s.callchain[..]);
+        p.cpu_groups = Groups::from_chains(chains(SOURCE_ON_CPU), &trace.symbols);
+        p.sched_groups = Groups::from_chains(chains(SOURCE_OFF_CPU), &trace.symbols);
+        let mut in_poll_chains = Vec::new();
+        for (s, at) in trace.samples.iter().zip(&tl.sample_in_poll) {
+            if s.source != SOURCE_OFF_CPU {
+                continue;
+            }
+            match at {
+                Some(spawn) => {
+                    p.in_poll += 1;
+                    in_poll_chains.push(&s.callchain[..]);
+                    let key = loc(*spawn).unwrap_or_else(|| "(unknown spawn location)".into());
+                    *p.in_poll_by_loc.entry(key).or_default() += 1;
+                }
+                None => p.idle += 1,
+            }
+        }
+        p.in_poll_groups = Groups::from_chains(in_poll_chains.into_iter(), &trace.symbols);
+        p.in_poll_by_loc.sort_by(|_, a, _, b| b.cmp(a));
+        for span in trace::build_spans(&trace.span_events) {
+            p.span_stats.entry(span.name).or_default().record((span.end - span.start).max(1));
+        }
+        p
+    }
+}
+
+/// Stable sort by the key, descending, keeping the worst `KEEP_WORST`.
+pub fn keep_worst<T>(v: &mut Vec<T>, key: impl Fn(&T) -> u64) {
+    v.sort_by_key(|x| std::cmp::Reverse(key(x)));
+    v.truncate(KEEP_WORST);
+}
+
+fn symbolize_long_polls(polls: &mut [LongPollRec], tl: &workers::Timelines, trace: &ParsedTrace) {
+    for lp in polls {
+        let Some(polls) = tl.workers.get(&lp.worker).map(|w| &w.polls) else { continue };
+        let Some(poll) = polls.get(polls.partition_point(|p| p.start < lp.start)) else { continue };
+        lp.sched_samples = frames_of(trace, &poll.sched_samples);
+        lp.cpu_samples = frames_of(trace, &poll.cpu_samples);
+    }
+}
+
+fn setup(trace: &ParsedTrace) -> SetupPartial {
+    let symbols: &SymbolTable = &trace.symbols;
+    let mut s = SetupPartial {
+        symbols: symbols.len() as u64,
+        symbols_with_location: symbols.with_location() as u64,
+        wake_events: trace.wake_events,
+        tokio_unstable_false: trace.metadata.get("tokio.unstable").is_some_and(|v| v == "false"),
+        ..SetupPartial::default()
+    };
+    for e in &trace.events {
+        match e.kind {
+            RuntimeKind::PollStart => s.poll_starts += 1,
+            RuntimeKind::Unpark => s.unparks += 1,
+            _ => {}
+        }
+    }
+    for sample in trace.samples.iter().filter(|x| x.source == SOURCE_ON_CPU) {
+        s.on_cpu_chain_frames += sample.callchain.len() as u64;
+        s.on_cpu_addresses.extend(sample.callchain.iter().copied());
+    }
+    s
 }

@@ -147,6 +147,8 @@ pub struct SchedDelays {
     pub p50_ns: u64,
     pub p99_ns: u64,
     pub max_ns: u64,
+    /// False when no delay was measured at all (percentiles are then meaningless).
+    pub has_histogram: bool,
     pub worst: Vec<SchedDelay>,
 }
 

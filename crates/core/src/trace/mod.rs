@@ -1,1 +1,13 @@
-//! Trace decoding: bytes → typed events (on the official `dial9-trace-format` decoder).
+//! Trace decoding: bytes → a typed, per-file `ParsedTrace`, on the official
+//! `dial9-trace-format` decoder. Event types are keyed by schema name (type
+//! ids are per sub-stream and get reused).
+
+mod decode;
+mod model;
+mod spans;
+mod symbols;
+
+pub use decode::{DecodeFailure, parse_trace};
+pub use model::*;
+pub use spans::{Span, build_spans};
+pub use symbols::{SymbolEntry, SymbolTable};

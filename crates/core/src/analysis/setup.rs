@@ -1,0 +1,83 @@
+//! The setup diagnostic (`diagnose_setup.js`): is the recording itself
+//! complete enough to trust (frame pointers, wake events, symbols, sched
+//! events, tokio_unstable, task polls)?
+
+use super::partial::SetupPartial;
+use crate::fmt::to_fixed;
+use crate::report::{Finding, SetupDiagnostic, Severity};
+
+const RUSTFLAGS: &str = "[build]\nrustflags = [\"--cfg\", \"tokio_unstable\", \"-C\", \"force-frame-pointers=yes\"]";
+
+fn finding(severity: Severity, check: &str, message: String, fix: String) -> Finding {
+    Finding { severity, check: check.into(), message, fix }
+}
+
+pub fn diagnose(s: &SetupPartial, on_cpu: u64, off_cpu: u64, spawns: u64) -> SetupDiagnostic {
+    let mut issues = Vec::new();
+    let addresses = s.on_cpu_addresses.len() as u64;
+    if on_cpu > 10 {
+        let depth = s.on_cpu_chain_frames as f64 / on_cpu as f64;
+        if depth < 3.0 {
+            issues.push(finding(
+                Severity::Critical,
+                "missing-frame-pointers",
+                format!("CPU stack traces are only {} frames deep on average (expected 10+). Frame pointers are not enabled.", to_fixed(depth, 1)),
+                format!("Add to .cargo/config.toml:\n\n{RUSTFLAGS}\n\nThen rebuild your application. This enables the compiler to emit frame pointer instructions,\nwhich dial9 uses to walk the call stack during CPU profiling."),
+            ));
+        }
+    }
+    if spawns > 0 && s.wake_events == 0 {
+        issues.push(finding(
+            Severity::Warning,
+            "missing-wake-events",
+            format!("{spawns} tasks were spawned but 0 wake events were recorded. Tasks are not instrumented."),
+            "Use dial9's spawn() instead of tokio::spawn() to instrument tasks:\n\nuse dial9_tokio_telemetry::telemetry::spawn;\n\nspawn(async { /* your task */ });\n\nWake events let dial9 measure scheduling delays (time between Waker::wake()\nand the task actually being polled). Without them, you cannot diagnose\nwhether tasks are waiting too long in the queue.".into(),
+        ));
+    }
+    if on_cpu > 10 && addresses > 0 {
+        let rate = s.symbols as f64 / addresses as f64;
+        if s.symbols == 0 || (rate < 0.1 && s.symbols_with_location == 0) {
+            issues.push(finding(
+                Severity::Warning,
+                "missing-debug-symbols",
+                format!("Only {} symbols resolved out of {addresses} unique addresses ({} with source locations). Debug symbols are missing.", s.symbols, s.symbols_with_location),
+                "Ensure your release profile includes debug info. In Cargo.toml:\n\n[profile.release]\ndebug = \"line-tables-only\"   # minimal size overhead, enough for dial9\nstrip = false                # do NOT strip symbols\n\nDo NOT pass -C strip=symbols in RUSTFLAGS for builds you want to profile.\nDebug info is needed for dial9 to resolve stack addresses to function names\nand source locations. Without it, CPU profiles show only hex addresses.".into(),
+            ));
+        }
+    }
+    if on_cpu > 0 && off_cpu == 0 {
+        issues.push(finding(
+            Severity::Info,
+            "no-scheduling-events",
+            "No off-CPU scheduling samples found. Schedule profiling is not enabled or not available.".into(),
+            "To enable scheduling event capture:\n\n1. Set perf_event_paranoid <= 1:\n   sudo sysctl kernel.perf_event_paranoid=1\n\n2. Enable sched events in your dial9 config:\n   use dial9_tokio_telemetry::telemetry::cpu_profile::SchedEventConfig;\n\n   Dial9Config::builder()\n       .with_runtime(|r| r.with_sched_events(SchedEventConfig::default()))\n\n   Or via environment variable:\n   DIAL9_SCHEDULE_PROFILE_ENABLED=true\n\nScheduling events show stack traces when the kernel deschedules your worker\nthreads. This reveals blocking calls (file I/O, DNS, mutexes) that should\nuse spawn_blocking instead of running on the async runtime.".into(),
+        ));
+    }
+    if s.tokio_unstable_false {
+        issues.push(finding(
+            Severity::Warning,
+            "no-tokio-unstable",
+            "This trace was recorded without --cfg tokio_unstable. Poll events cover only tasks spawned through dial9's own helpers, and task lifetimes and per-worker queue depth are unavailable.".into(),
+            format!("Add to .cargo/config.toml:\n\n{RUSTFLAGS}\n\nThen rebuild. Tokio gates its poll and task hooks behind this flag; without it\ndial9 only sees tasks spawned through its own helpers (spawn, spawn_in,\nblock_on, spawn_with)."),
+        ));
+    }
+    if !s.tokio_unstable_false && s.unparks > 10 && s.poll_starts == 0 {
+        issues.push(finding(
+            Severity::Warning,
+            "no-task-polls",
+            format!("The runtime unparked {} times but recorded 0 task polls. Its work is running outside any task.", s.unparks),
+            "Drive the runtime with dial9's block_on instead of Runtime::block_on:\n\nuse dial9::block_on;\n\nblock_on(&runtime, async { /* your work */ });\n\nPoll and wake events come from Tokio's per-task hooks. Runtime::block_on polls\nits future on the calling thread, outside any task, so that future and anything\nawaited inline under it never reach the trace. dial9::block_on spawns it first.\n#[dial9::main] already does this.".into(),
+        ));
+    }
+    SetupDiagnostic {
+        on_cpu_samples: on_cpu,
+        off_cpu_samples: off_cpu,
+        tasks_spawned: spawns,
+        wake_events: s.wake_events,
+        task_polls: s.poll_starts,
+        worker_unparks: s.unparks,
+        symbols: s.symbols,
+        symbols_with_location: s.symbols_with_location,
+        issues,
+    }
+}
