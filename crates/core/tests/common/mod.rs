@@ -1,0 +1,67 @@
+//! Shared helpers for the core's integration tests: the real dial9 fixtures.
+#![allow(dead_code)]
+
+use d9lens_core::analysis::{Merger, Options, analyze_file};
+use d9lens_core::report::Report;
+use std::path::{Path, PathBuf};
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+pub fn read(rel: &str) -> Vec<u8> {
+    let p = fixtures().join(rel);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+pub fn reference() -> Options {
+    Options { reference_compatible: true, ..Options::default() }
+}
+
+/// Analyzes fixture files (relative paths) together, in the given order.
+pub fn analyze(rels: &[&str], opts: &Options, label: Option<&str>) -> Report {
+    let mut merger = Merger::new(opts.clone());
+    if let Some(l) = label {
+        merger = merger.with_label(l);
+    }
+    for rel in rels {
+        let name = Path::new(rel).file_name().unwrap().to_string_lossy().into_owned();
+        let outcome = analyze_file(&name, &read(rel), opts);
+        assert!(outcome.error.is_none(), "{rel}: {:?}", outcome.error);
+        merger.add(outcome.partial);
+    }
+    merger.finish()
+}
+
+pub const SINGLE_FILES: &[&str] = &[
+    "healthy.bin",
+    "blocking.bin",
+    "demo-trace.bin",
+    "rotation/trace.0.bin",
+    "rotation/trace.1.bin",
+    "rotation/trace.2.bin",
+    "rotation/trace.3.bin",
+    "rotation/trace.4.bin",
+];
+
+pub const ROTATION: &[&str] =
+    &["rotation/trace.0.bin", "rotation/trace.1.bin", "rotation/trace.2.bin", "rotation/trace.3.bin", "rotation/trace.4.bin"];
+
+/// Keys (relative to the bucket) of every S3 object the reference could read.
+pub fn s3_reference_keys() -> Vec<String> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, root, out);
+            } else if let Some(key) = p.to_string_lossy().strip_suffix(".report.txt") {
+                out.push(Path::new(key).strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    let root = fixtures().join("s3-bucket.reference");
+    let mut out = Vec::new();
+    walk(&root, &root, &mut out);
+    out.sort();
+    out
+}
