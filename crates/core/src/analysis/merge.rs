@@ -272,7 +272,7 @@ impl Acc {
             long_polls: LongPolls {
                 threshold_ns: 1_000_000,
                 count: self.long_poll_count,
-                worst_ns: self.long_polls.first().map_or(0, |l| l.dur),
+                worst_ns: self.long_polls.first().map(|l| l.dur),
                 worst: self
                     .long_polls
                     .iter()
@@ -353,25 +353,21 @@ fn lifecycle(acc: &Acc) -> Lifecycle {
     let first = samples.first().map(|s| s.1);
     let last = samples.last().map(|s| s.1);
     let possible_leak = matches!((last, peak), (Some(l), Some(p)) if l as f64 > p as f64 / 2.0 && l == p);
-    let leaked_by_location = if possible_leak {
-        let none = None;
-        count_by(
-            &mut acc
-                .task_spawn_times
-                .keys()
-                .filter(|t| !acc.task_terminate_times.contains_key(*t))
-                .map(|t| acc.task_spawn_locs.get(t).unwrap_or(&none)),
-        )
-    } else {
-        Vec::new()
-    };
+    let none = None;
+    let alive_by_location = count_by(
+        &mut acc
+            .task_spawn_times
+            .keys()
+            .filter(|t| !acc.task_terminate_times.contains_key(*t))
+            .map(|t| acc.task_spawn_locs.get(t).unwrap_or(&none)),
+    );
     Lifecycle {
         spawns_by_location: count_by(&mut acc.task_spawn_locs.values()),
         peak_active: peak,
         active_at_first_sample: first,
         active_at_last_sample: last,
         possible_leak,
-        leaked_by_location,
+        alive_by_location,
     }
 }
 

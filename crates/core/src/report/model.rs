@@ -118,7 +118,7 @@ pub struct WorkerUtilization {
 pub struct LongPolls {
     pub threshold_ns: u64,
     pub count: u64,
-    pub worst_ns: u64,
+    pub worst_ns: Option<u64>,
     /// Worst first, at most 100 kept.
     pub worst: Vec<LongPoll>,
 }
@@ -182,7 +182,8 @@ pub struct Lifecycle {
     pub active_at_first_sample: Option<u64>,
     pub active_at_last_sample: Option<u64>,
     pub possible_leak: bool,
-    pub leaked_by_location: Vec<LocationCount>,
+    /// Tasks spawned and never terminated, by spawn location.
+    pub alive_by_location: Vec<LocationCount>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

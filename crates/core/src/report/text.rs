@@ -311,7 +311,7 @@ fn lifecycle(o: &mut Out, l: &Lifecycle) {
         o.line(format!("  Active at last sample: {last}"));
         if l.possible_leak {
             o.line("  ⚠ POSSIBLE TASK LEAK — active count grew monotonically");
-            for c in &l.leaked_by_location {
+            for c in &l.alive_by_location {
                 o.line(format!("    {} leaked from {}", c.count, c.loc));
             }
         }
