@@ -2,18 +2,27 @@
 
 mod analyze;
 mod args;
+mod diagnose;
+mod zoom;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   d9lens analyze PATH... [--json] [--sample N] [--reference-compatible] [--max-inflated-bytes N]
+  d9lens diagnose FILE [--task ID] [--min-ms X] [--pctl-mult 3] [--floor-ms 1] [--top 1] [--hz HZ] [--json]
+  d9lens zoom FILE CENTER_MS [HALF_MS=20] [--hz HZ] [--json]
 
-PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them.";
+PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them.
+diagnose explains the longest polls (threshold: --min-ms, else max(floor, mult x p99));
+zoom shows the window CENTER_MS +- HALF_MS after the trace start. HZ defaults to the
+trace's cpu.profile.frequency_hz, else 99.";
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let result = match argv.first().map(String::as_str) {
         Some("analyze") => args::AnalyzeArgs::parse(&argv[1..]).and_then(|a| analyze::run(&a)),
+        Some("diagnose") => diagnose::DiagnoseArgs::parse(&argv[1..]).and_then(|a| diagnose::run(&a)),
+        Some("zoom") => zoom::ZoomArgs::parse(&argv[1..]).and_then(|a| zoom::run(&a)),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

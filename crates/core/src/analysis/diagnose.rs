@@ -116,6 +116,8 @@ pub struct ThreadShare {
     pub est_on_cpu_ms: f64,
     /// Estimated on-CPU time / poll duration, capped at 100.
     pub coverage_pct: f64,
+    /// Another thread on-CPU for ≥ 60 % of the poll (with ≥ 3 samples when ≥ 3 were
+    /// expected) while the poll's own thread was not.
     pub likely_blocker: bool,
     pub top_stack: Option<StackSummary>,
 }
@@ -380,12 +382,13 @@ impl Ctx<'_> {
         let mut rows: Vec<(u64, Vec<usize>)> = by_tid.into_iter().collect();
         rows.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
         let thread_count = rows.len();
+        let coverage = |n: usize| if dur_ms > 0.0 { (n as f64 * self.ms_per_sample / dur_ms * 100.0).min(100.0) } else { 100.0 };
+        // A poll whose own thread ran for most of it was not kept off the CPU by anyone.
+        let own_ran = rows.iter().any(|(tid, idx)| own == Some(*tid) && coverage(idx.len()) >= BLOCKER_COVERAGE_PCT);
         let threads = rows
             .into_iter()
             .take(TOP_THREADS)
             .map(|(tid, idx)| {
-                let est = idx.len() as f64 * self.ms_per_sample;
-                let coverage = if dur_ms > 0.0 { (est / dur_ms * 100.0).min(100.0) } else { 100.0 };
                 let own_thread = own == Some(tid);
                 // With enough expected samples, one or two hits are not "most of the poll".
                 let enough = expected < MIN_EXPECTED_SAMPLES || idx.len() >= 3;
@@ -394,9 +397,9 @@ impl Ctx<'_> {
                     worker: self.trace.tid_to_worker.get(&tid).copied(),
                     own_thread,
                     samples: idx.len(),
-                    est_on_cpu_ms: est,
-                    coverage_pct: coverage,
-                    likely_blocker: !own_thread && coverage >= BLOCKER_COVERAGE_PCT && enough,
+                    est_on_cpu_ms: idx.len() as f64 * self.ms_per_sample,
+                    coverage_pct: coverage(idx.len()),
+                    likely_blocker: !own_thread && !own_ran && coverage(idx.len()) >= BLOCKER_COVERAGE_PCT && enough,
                     top_stack: top_stacks(self.trace, &idx, 1).pop(),
                 }
             })

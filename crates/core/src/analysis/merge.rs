@@ -2,6 +2,7 @@
 
 use super::memory::{MemoryPartial, REFERENCE_SAMPLE_RATE};
 use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
+use super::red_flags::{self, FlagCounts};
 use super::{Options, groups::Groups, setup};
 use crate::frames::{diagnose_stack, format_frame};
 use crate::hdr::Histogram;
@@ -66,44 +67,46 @@ impl Merger {
     }
 }
 
+/// The running fold of partials (`createAccumulator`).
 #[derive(Default)]
-struct Acc {
-    min_ts: Option<u64>,
-    max_ts: Option<u64>,
-    workers: BTreeMap<u64, WorkerStats>,
-    event_count: u64,
-    cpu_sample_count: u64,
-    on_cpu: u64,
-    off_cpu: u64,
-    task_spawn_count: u64,
-    task_alive_at_end: i64,
-    max_local_queue: u64,
-    poll_durations: IndexMap<String, Histogram>,
-    long_polls: Vec<LongPollRec>,
-    long_poll_count: u64,
-    queue_max: u64,
-    queue_sum: u64,
-    queue_count: u64,
-    delay_total: u64,
-    delay_high: u64,
-    delay_worst: Vec<DelayRec>,
-    delay_hist: Option<Histogram>,
-    active_tasks: Vec<(u64, u64)>,
-    task_spawn_locs: IndexMap<u64, Option<String>>,
-    task_spawn_times: IndexMap<u64, u64>,
-    task_terminate_times: IndexMap<u64, u64>,
-    cpu_groups: Groups,
-    sched_groups: Groups,
-    in_poll_groups: Groups,
-    in_poll: u64,
-    idle: u64,
-    in_poll_by_loc: IndexMap<String, u64>,
-    span_stats: IndexMap<String, Histogram>,
-    memory: MemoryPartial,
-    setup: super::partial::SetupPartial,
-    runtimes: IndexMap<String, Vec<u64>>,
-    clock_anchor: Option<(u64, i64)>,
-    incomplete_files: u64,
+pub(super) struct Acc {
+    pub(super) min_ts: Option<u64>,
+    pub(super) max_ts: Option<u64>,
+    pub(super) workers: BTreeMap<u64, WorkerStats>,
+    pub(super) event_count: u64,
+    pub(super) cpu_sample_count: u64,
+    pub(super) on_cpu: u64,
+    pub(super) off_cpu: u64,
+    pub(super) task_spawn_count: u64,
+    pub(super) task_alive_at_end: i64,
+    pub(super) max_local_queue: u64,
+    pub(super) poll_durations: IndexMap<String, Histogram>,
+    pub(super) long_polls: Vec<LongPollRec>,
+    pub(super) long_poll_count: u64,
+    pub(super) queue_max: u64,
+    pub(super) queue_sum: u64,
+    pub(super) queue_count: u64,
+    pub(super) delay_total: u64,
+    pub(super) delay_high: u64,
+    pub(super) delay_worst: Vec<DelayRec>,
+    pub(super) delay_hist: Option<Histogram>,
+    pub(super) active_tasks: Vec<(u64, u64)>,
+    pub(super) task_spawn_locs: IndexMap<u64, Option<String>>,
+    pub(super) task_spawn_times: IndexMap<u64, u64>,
+    pub(super) task_terminate_times: IndexMap<u64, u64>,
+    pub(super) cpu_groups: Groups,
+    pub(super) sched_groups: Groups,
+    pub(super) in_poll_groups: Groups,
+    pub(super) in_poll: u64,
+    pub(super) idle: u64,
+    pub(super) in_poll_by_loc: IndexMap<String, u64>,
+    pub(super) span_stats: IndexMap<String, Histogram>,
+    pub(super) memory: MemoryPartial,
+    pub(super) setup: super::partial::SetupPartial,
+    pub(super) runtimes: IndexMap<String, Vec<u64>>,
+    pub(super) clock_anchor: Option<(u64, i64)>,
+    pub(super) incomplete_files: u64,
+    pub(super) flags: FlagCounts,
 }
 
 fn merge_hist(dst: &mut IndexMap<String, Histogram>, src: &IndexMap<String, Histogram>) {
@@ -135,6 +138,7 @@ impl Acc {
             d.poll_count += ws.poll_count;
             d.park_count += ws.park_count;
             d.sched_waits.extend(&ws.sched_waits);
+            d.poll_ns += ws.poll_ns;
         }
         merge_hist(&mut self.poll_durations, &p.poll_durations);
         self.long_poll_count += p.long_poll_count;
@@ -189,10 +193,35 @@ impl Acc {
         }
         self.clock_anchor = self.clock_anchor.or(p.clock_anchor);
         self.incomplete_files += u64::from(p.incomplete);
+        self.flags.merge(&p.flags);
+    }
+
+    /// Per worker with any kernel scheduling wait: count, max, p50 (of the descending list), > 1 ms.
+    pub(super) fn kernel_waits(&self) -> Vec<KernelWait> {
+        self.workers
+            .iter()
+            .filter(|(_, ws)| !ws.sched_waits.is_empty())
+            .map(|(&w, ws)| {
+                let mut waits = ws.sched_waits.clone();
+                waits.sort_by(|a, b| b.cmp(a));
+                KernelWait {
+                    worker: w,
+                    count: waits.len() as u64,
+                    max_ns: waits[0],
+                    p50_ns: waits[waits.len() / 2],
+                    count_over_1ms: waits.iter().filter(|&&x| x > 1_000_000).count() as u64,
+                }
+            })
+            .collect()
     }
 
     fn finish(mut self, opts: &Options, compat_dir: bool) -> Report {
         self.active_tasks.sort_by_key(|p| p.0);
+        let red_flags = red_flags::scan(&self);
+        let duration_ns = match (self.min_ts, self.max_ts) {
+            (Some(lo), Some(hi)) if lo <= hi => hi - lo,
+            _ => 0,
+        };
         let min_ts = self.min_ts.unwrap_or(0);
         let rel = |t: u64| t as i64 - min_ts as i64;
         let spawn_loc = |task: u64| self.task_spawn_locs.get(&task).cloned().flatten();
@@ -207,9 +236,17 @@ impl Acc {
             .iter()
             .map(|(&w, ws)| {
                 let total = ws.active_ns + ws.park_ns;
+                let utilization = if total > 0 {
+                    ws.active_ns as f64 / total as f64
+                } else if !opts.reference_compatible && duration_ns > 0 {
+                    // A worker that never parked was never idle: its busy share is its poll time.
+                    ws.poll_ns as f64 / duration_ns as f64
+                } else {
+                    0.0
+                };
                 WorkerUtilization {
                     worker: w,
-                    utilization: if total > 0 { ws.active_ns as f64 / total as f64 } else { 0.0 },
+                    utilization,
                     avg_cpu_ratio: (ws.active_count > 0).then(|| ws.ratio_sum / ws.active_count as f64),
                     poll_count: ws.poll_count,
                     park_count: ws.park_count,
@@ -217,22 +254,7 @@ impl Acc {
                 }
             })
             .collect();
-        let kernel_wait: Vec<KernelWait> = self
-            .workers
-            .iter_mut()
-            .filter(|(_, ws)| !ws.sched_waits.is_empty())
-            .map(|(&w, ws)| {
-                ws.sched_waits.sort_by(|a, b| b.cmp(a));
-                let waits = &ws.sched_waits;
-                KernelWait {
-                    worker: w,
-                    count: waits.len() as u64,
-                    max_ns: waits[0],
-                    p50_ns: waits[waits.len() / 2],
-                    count_over_1ms: waits.iter().filter(|&&x| x > 1_000_000).count() as u64,
-                }
-            })
-            .collect();
+        let kernel_wait = self.kernel_waits();
         let mut sched_wait_workers: Vec<KernelWait> =
             kernel_wait.iter().filter(|k| k.count_over_1ms > 0).cloned().collect();
         sched_wait_workers.sort_by(|a, b| b.max_ns.cmp(&a.max_ns));
@@ -252,10 +274,7 @@ impl Acc {
         Report {
             setup: setup::diagnose(&self.setup, self.on_cpu, self.cpu_sample_count - self.on_cpu, self.task_spawn_count),
             summary: Summary {
-                duration_ms: match (self.min_ts, self.max_ts) {
-                    (Some(lo), Some(hi)) if lo <= hi => (hi - lo) as f64 / 1e6,
-                    _ => 0.0,
-                },
+                duration_ms: duration_ns as f64 / 1e6,
                 min_ts: self.min_ts,
                 max_ts: self.max_ts,
                 wall_clock_start_ns: self.clock_anchor.map(|(mono, real)| real - rel(mono)),
@@ -333,6 +352,7 @@ impl Acc {
             kernel_wait,
             spans,
             memory,
+            red_flags,
             ..Report::default()
         }
     }

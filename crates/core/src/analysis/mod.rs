@@ -7,6 +7,7 @@ mod memory;
 mod merge;
 mod options;
 mod partial;
+mod red_flags;
 mod series;
 mod setup;
 mod workers;

@@ -3,6 +3,7 @@
 use super::Options;
 use super::groups::Groups;
 use super::memory::MemoryPartial;
+use super::red_flags::{BusyPoll, FlagCounts, MANY_SPANS};
 use super::{delays, series, workers};
 use crate::container;
 use crate::hdr::Histogram;
@@ -24,6 +25,8 @@ pub struct WorkerStats {
     pub poll_count: u64,
     pub park_count: u64,
     pub sched_waits: Vec<u64>,
+    /// Time inside polls: the busy time of a worker that never parks.
+    pub poll_ns: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -102,6 +105,7 @@ pub struct Partial {
     pub metadata: IndexMap<String, String>,
     pub clock_anchor: Option<(u64, i64)>,
     pub incomplete: bool,
+    pub flags: FlagCounts,
 }
 
 /// The result of analyzing one file: its partial (possibly from the events
@@ -170,10 +174,16 @@ impl Partial {
         };
         for (&w, wt) in &tl.workers {
             let ws = p.worker_stats.entry(w).or_default();
+            let contention = p.flags.contention.entry(w).or_default();
             for a in &wt.actives {
                 ws.active_ns += a.end - a.start;
                 ws.ratio_sum += a.ratio;
                 ws.active_count += 1;
+                contention.periods += 1;
+                if a.ratio < 0.5 && a.end - a.start > 1_000_000 {
+                    contention.low += 1;
+                    contention.low_ratio_sum += a.ratio;
+                }
             }
             for pk in &wt.parks {
                 ws.park_ns += pk.end.saturating_sub(pk.start);
@@ -185,6 +195,9 @@ impl Partial {
                 let dur = poll.end - poll.start;
                 let key = loc(poll.spawn_loc).unwrap_or_else(|| "(unknown)".into());
                 p.poll_durations.entry(key).or_default().record(dur.max(1));
+                ws.poll_ns += dur;
+                p.flags.polls_over_10ms += u64::from(dur > 10_000_000);
+                p.flags.polls_over_50ms += u64::from(dur > 50_000_000);
                 if dur > 1_000_000 {
                     p.long_poll_count += 1;
                     p.long_polls.push(LongPollRec {
@@ -207,10 +220,12 @@ impl Partial {
             p.queue_max = p.queue_max.max(q);
             p.queue_sum += q;
             p.queue_count += 1;
+            p.flags.queue_points_over_100 += u64::from(q > 100);
         }
         for d in delays::compute(&tl) {
             p.delay_total += 1;
             p.delay_hist.get_or_insert_with(Histogram::default).record(d.delay.max(1));
+            p.flags.delays_over_5ms += u64::from(d.delay > 5_000_000);
             if d.delay > 1_000_000 {
                 p.delay_high += 1;
                 p.delay_worst.push(DelayRec {
@@ -243,7 +258,10 @@ impl Partial {
         }
         p.in_poll_groups = Groups::from_chains(in_poll_chains.into_iter(), &trace.symbols);
         p.in_poll_by_loc.sort_by(|_, a, _, b| b.cmp(a));
-        for span in trace::build_spans(&trace.span_events) {
+        let spans = trace::build_spans(&trace.span_events);
+        p.flags.busy_polls = busy_polls(&spans.spans, &tl);
+        p.flags.unmatched_spans = spans.unmatched.into_iter().collect();
+        for span in spans.spans {
             p.span_stats.entry(span.name).or_default().record((span.end - span.start).max(1));
         }
         p
@@ -286,4 +304,40 @@ fn setup(trace: &ParsedTrace) -> SetupPartial {
         s.on_cpu_addresses.extend(sample.callchain.iter().copied());
     }
     s
+}
+
+/// Polls that ran more than `MANY_SPANS` spans of their own task.
+fn busy_polls(spans: &[trace::Span], tl: &workers::Timelines) -> Vec<BusyPoll> {
+    let mut polls_by_task: std::collections::HashMap<u64, Vec<(u64, u64, u64)>> = Default::default();
+    for (&w, wt) in &tl.workers {
+        for poll in wt.polls.iter().filter(|p| p.task_id != 0) {
+            polls_by_task.entry(poll.task_id).or_default().push((poll.start, poll.end, w));
+        }
+    }
+    for v in polls_by_task.values_mut() {
+        v.sort_unstable();
+    }
+    let mut counts: std::collections::HashMap<(u64, u64, u64), u64> = Default::default();
+    for span in spans {
+        let Some(polls) = span.task_id.and_then(|t| polls_by_task.get(&t).map(|p| (t, p))) else { continue };
+        let mut seen = None;
+        for seg in &span.segments {
+            let i = polls.1.partition_point(|p| p.0 <= seg.0);
+            let Some(&(start, end, w)) = i.checked_sub(1).map(|i| &polls.1[i]) else { continue };
+            if seg.1 <= end && seen != Some(start) {
+                seen = Some(start);
+                *counts.entry((polls.0, start, w)).or_default() += 1;
+            }
+        }
+    }
+    let mut out: Vec<BusyPoll> = counts
+        .into_iter()
+        .filter(|&(_, n)| n > MANY_SPANS)
+        .filter_map(|((task_id, start, worker), spans)| {
+            let poll = tl.workers[&worker].polls.iter().find(|p| p.start == start && p.task_id == task_id)?;
+            Some(BusyPoll { dur: poll.end - poll.start, worker, task_id, spans })
+        })
+        .collect();
+    out.sort_by(|a, b| b.spans.cmp(&a.spans).then(a.task_id.cmp(&b.task_id)));
+    out
 }

@@ -9,5 +9,5 @@ mod symbols;
 
 pub use decode::{DecodeFailure, parse_trace};
 pub use model::*;
-pub use spans::{Span, build_spans};
+pub use spans::{Span, Spans, build_spans};
 pub use symbols::{SymbolEntry, SymbolTable};

@@ -11,28 +11,43 @@ pub struct Span {
     pub name: String,
     pub start: u64,
     pub end: u64,
+    /// The Tokio task that entered it, when the recorder knew.
+    pub task_id: Option<u64>,
+    /// Enter → exit pairs, by start (empty for single-event spans).
+    pub segments: Vec<(u64, u64)>,
+}
+
+/// All spans of a trace plus the enters that never saw an exit.
+#[derive(Debug, Clone, Default)]
+pub struct Spans {
+    /// Sorted by start (stable over finalize order, like the reference).
+    pub spans: Vec<Span>,
+    /// Span name → open enters left at the end of the trace.
+    pub unmatched: IndexMap<String, u64>,
 }
 
 struct Record {
     name: String,
+    task_id: Option<u64>,
     segments: Vec<(u64, u64)>,
 }
 
 impl Record {
-    fn named(name: &Option<String>) -> Record {
-        Record { name: name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "unknown".into()), segments: Vec::new() }
+    fn new(name: &Option<String>, task_id: Option<u64>) -> Record {
+        let name = name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "unknown".into());
+        Record { name, task_id, segments: Vec::new() }
     }
 }
 
 fn finalize(mut rec: Record, done: &mut Vec<Span>) {
     rec.segments.sort_by_key(|s| s.0);
     if let (Some(first), Some(last)) = (rec.segments.first(), rec.segments.last()) {
-        done.push(Span { name: rec.name, start: first.0, end: last.1 });
+        let (start, end) = (first.0, last.1);
+        done.push(Span { name: rec.name, start, end, task_id: rec.task_id, segments: rec.segments });
     }
 }
 
-/// Spans in start order (stable over finalize order, like the reference).
-pub fn build_spans(events: &[TimedSpanEvent]) -> Vec<Span> {
+pub fn build_spans(events: &[TimedSpanEvent]) -> Spans {
     let mut order: Vec<&TimedSpanEvent> = events.iter().collect();
     order.sort_by_key(|e| e.ts);
     let mut open: HashMap<u64, u64> = HashMap::new();
@@ -40,18 +55,23 @@ pub fn build_spans(events: &[TimedSpanEvent]) -> Vec<Span> {
     let mut done: Vec<Span> = Vec::new();
     for e in order {
         match &e.event {
-            SpanEvent::Single { name, start, end } => done.push(Span { name: name.clone(), start: *start, end: *end }),
-            SpanEvent::Enter { span_id, name, .. } => {
+            SpanEvent::Single { name, start, end } => done.push(Span {
+                name: name.clone(),
+                start: *start,
+                end: *end,
+                task_id: None,
+                segments: Vec::new(),
+            }),
+            SpanEvent::Enter { span_id, name, task_id } => {
                 if open.contains_key(span_id) {
                     continue;
                 }
                 open.insert(*span_id, e.ts);
-                records.entry(*span_id).or_insert_with(|| Record::named(name));
+                records.entry(*span_id).or_insert_with(|| Record::new(name, *task_id));
             }
             SpanEvent::Exit { span_id, name } => {
                 if let Some(enter) = open.remove(span_id) {
-                    let rec = records.entry(*span_id).or_insert_with(|| Record::named(name));
-                    rec.segments.push((enter, e.ts));
+                    records.entry(*span_id).or_insert_with(|| Record::new(name, None)).segments.push((enter, e.ts));
                 }
             }
             SpanEvent::Close { span_id } => {
@@ -62,9 +82,15 @@ pub fn build_spans(events: &[TimedSpanEvent]) -> Vec<Span> {
             }
         }
     }
+    let mut unmatched: IndexMap<String, u64> = IndexMap::new();
+    for id in open.keys() {
+        let name = records.get(id).map_or("unknown", |r| r.name.as_str());
+        *unmatched.entry(name.to_string()).or_default() += 1;
+    }
+    unmatched.sort_keys();
     for (_, rec) in records {
         finalize(rec, &mut done);
     }
     done.sort_by_key(|s| s.start);
-    done
+    Spans { spans: done, unmatched }
 }

@@ -1,0 +1,94 @@
+//! Criterion benchmarks of the core's hot path on the real fixtures.
+//!
+//! Run: `cargo bench -p d9lens-core --bench analyze -- --sample-size 10`
+//! (see docs/benchmarks.md for recorded numbers).
+//!
+//! * `demo-trace/gunzip`       — inflating demo-trace.bin (4.2 MB gzip → 12.3 MB raw)
+//! * `demo-trace/decode`       — `parse_trace` of the raw demo trace (~570k events)
+//! * `demo-trace/analyze_file` — the whole per-file path: gunzip + decode + analysis
+//! * `rotation/merge_render`   — merging the 5 rotation partials, `finish` and text render
+//!   (partials are computed once, outside the timed loop)
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use d9lens_core::analysis::{Merger, Options, Partial, analyze_file};
+use d9lens_core::{container, report, trace};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+fn read(rel: &str) -> Vec<u8> {
+    let p = fixtures().join(rel);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+const ROTATION: &[&str] =
+    &["rotation/trace.0.bin", "rotation/trace.1.bin", "rotation/trace.2.bin", "rotation/trace.3.bin", "rotation/trace.4.bin"];
+
+fn demo(c: &mut Criterion) {
+    let opts = Options { reference_compatible: true, ..Options::default() };
+    let gz = read("demo-trace.bin");
+    let raw = container::raw_trace(&gz, opts.max_inflated_bytes).expect("demo-trace.bin inflates").into_owned();
+
+    let mut g = c.benchmark_group("demo-trace");
+    g.measurement_time(Duration::from_secs(8));
+
+    // Throughput in raw (inflated) trace bytes for all three.
+    g.throughput(Throughput::Bytes(raw.len() as u64));
+    g.bench_function("gunzip", |b| {
+        b.iter(|| container::raw_trace(black_box(&gz), opts.max_inflated_bytes).unwrap().len())
+    });
+
+    g.bench_function("decode", |b| {
+        b.iter(|| {
+            let (parsed, failure) = trace::parse_trace(black_box(&raw));
+            assert!(failure.is_none());
+            parsed.events.len()
+        })
+    });
+
+    g.bench_function("analyze_file", |b| {
+        b.iter(|| {
+            let outcome = analyze_file("demo-trace.bin", black_box(&gz), &opts);
+            assert!(outcome.error.is_none());
+            outcome.events
+        })
+    });
+    g.finish();
+}
+
+fn rotation(c: &mut Criterion) {
+    let opts = Options { reference_compatible: true, ..Options::default() };
+    let partials: Vec<Partial> = ROTATION
+        .iter()
+        .map(|rel| {
+            let name = Path::new(rel).file_name().unwrap().to_string_lossy().into_owned();
+            let outcome = analyze_file(&name, &read(rel), &opts);
+            assert!(outcome.error.is_none(), "{rel}: {:?}", outcome.error);
+            outcome.partial
+        })
+        .collect();
+
+    let mut g = c.benchmark_group("rotation");
+    g.bench_function("merge_render", |b| {
+        b.iter_batched(
+            || partials.clone(),
+            |parts| {
+                let mut merger = Merger::new(opts.clone());
+                for p in parts {
+                    merger.add(p);
+                }
+                let report = merger.finish();
+                report::text::render(black_box(&report), &opts).len()
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, demo, rotation);
+criterion_main!(benches);

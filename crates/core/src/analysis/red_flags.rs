@@ -1,0 +1,229 @@
+//! The red-flag scan (`red_flag_scan.js`, fixed and extended): each finding
+//! says what is wrong, how bad, and what to do about it.
+
+use super::merge::Acc;
+use crate::fmt::{fmt_dur, to_fixed};
+use crate::report::{Finding, Severity};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Per-file counters that only the red-flag scan needs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FlagCounts {
+    pub polls_over_10ms: u64,
+    pub polls_over_50ms: u64,
+    pub delays_over_5ms: u64,
+    pub queue_points_over_100: u64,
+    pub contention: BTreeMap<u64, Contention>,
+    /// Polls that contained more than `MANY_SPANS` spans: (poll duration, worker, task, spans).
+    pub busy_polls: Vec<BusyPoll>,
+    pub unmatched_spans: BTreeMap<String, u64>,
+}
+
+/// Active periods of one worker, and those where the kernel kept it off the CPU.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Contention {
+    pub periods: u64,
+    pub low: u64,
+    pub low_ratio_sum: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BusyPoll {
+    pub dur: u64,
+    pub worker: u64,
+    pub task_id: u64,
+    pub spans: u64,
+}
+
+pub const MANY_SPANS: u64 = 20;
+
+impl FlagCounts {
+    pub fn merge(&mut self, o: &FlagCounts) {
+        self.polls_over_10ms += o.polls_over_10ms;
+        self.polls_over_50ms += o.polls_over_50ms;
+        self.delays_over_5ms += o.delays_over_5ms;
+        self.queue_points_over_100 += o.queue_points_over_100;
+        for (w, c) in &o.contention {
+            let d = self.contention.entry(*w).or_default();
+            d.periods += c.periods;
+            d.low += c.low;
+            d.low_ratio_sum += c.low_ratio_sum;
+        }
+        self.busy_polls.extend(o.busy_polls.iter().cloned());
+        for (k, v) in &o.unmatched_spans {
+            *self.unmatched_spans.entry(k.clone()).or_default() += v;
+        }
+    }
+}
+
+fn flag(severity: Severity, check: &str, message: String, fix: &str) -> Finding {
+    Finding { severity, check: check.into(), message, fix: fix.into() }
+}
+
+/// Findings sorted critical → warning → info (stable within a severity).
+pub fn scan(acc: &Acc) -> Vec<Finding> {
+    let f = &acc.flags;
+    let mut out = Vec::new();
+    let ms = |ns: u64| to_fixed(ns as f64 / 1e6, 1);
+    let min_ts = acc.min_ts.unwrap_or(0);
+    if acc.incomplete_files > 0 {
+        out.push(flag(
+            Severity::Warning,
+            "incomplete-file",
+            format!("{} trace file(s) were sealed incomplete: events were lost or carried over at rotation, so counts are understated.", acc.incomplete_files),
+            "Raise the recorder's max_file_size or shorten rotation_period so segments seal cleanly.",
+        ));
+    }
+    for (sev, lo, hi, count) in [
+        (Severity::Critical, 50_000_000, u64::MAX, f.polls_over_50ms),
+        (Severity::Warning, 10_000_000, 50_000_000, f.polls_over_10ms - f.polls_over_50ms),
+    ] {
+        if count == 0 {
+            continue;
+        }
+        let tier: Vec<_> = acc.long_polls.iter().filter(|p| p.dur > lo && p.dur <= hi).collect();
+        let mut lines: Vec<String> = tier
+            .iter()
+            .take(5)
+            .map(|p| {
+                format!(
+                    "Poll of {}ms on worker {} at {}ms (task {}, spawn: {})",
+                    ms(p.dur),
+                    p.worker,
+                    ms(p.start.saturating_sub(min_ts)),
+                    p.task_id,
+                    p.spawn_loc.as_deref().unwrap_or("(unknown)")
+                )
+            })
+            .collect();
+        if count > 5 {
+            let worst = tier.first().map_or(String::new(), |p| format!(", worst {}ms", ms(p.dur)));
+            lines.push(format!("... and {} more poll(s) over {}ms ({count} total{worst})", count - 5, lo / 1_000_000));
+        }
+        out.push(flag(
+            sev,
+            "long-poll",
+            lines.join("\n"),
+            "A poll this long blocks every task queued on that worker. Find the blocking call (see the long poll's stacks or `d9lens diagnose`), move it to spawn_blocking, or split the work with yield points. Calibrate against the runtime's own p99 poll time.",
+        ));
+    }
+    if let (Some(first), Some(last)) = (acc.active_tasks.first(), acc.active_tasks.last()) {
+        let peak = acc.active_tasks.iter().map(|p| p.1).max().unwrap_or(0);
+        if acc.active_tasks.len() > 10 && last.1 > 2 * first.1 && last.1 == peak {
+            out.push(flag(
+                Severity::Warning,
+                "task-leak",
+                format!("Active tasks grew from {} to {} and ended at their peak.", first.1, last.1),
+                "Check the spawn locations of tasks that never terminate (TASK LIFECYCLE): a loop spawning without joining, or tasks waiting on something that never completes.",
+            ));
+        }
+    }
+    if f.delays_over_5ms > 0 {
+        let worst = acc.delay_worst.first().map_or(0, |d| d.delay);
+        out.push(flag(
+            if worst > 50_000_000 { Severity::Critical } else { Severity::Warning },
+            "sched-delay",
+            format!("{} scheduling delays > 5ms (worst: {}ms)", f.delays_over_5ms, to_fixed(worst as f64 / 1e6, 1)),
+            "Woken tasks waited for a worker: shorten long polls, add yield points in CPU-heavy loops, or add worker threads.",
+        ));
+    }
+    if let Some(top) = acc.sched_groups.sorted().first().filter(|g| g.count > 5) {
+        let leaf = top.frames.first().map_or("(unknown)".into(), |fr| crate::frames::format_frame(&fr.symbol, fr.location.as_deref()));
+        out.push(flag(
+            Severity::Warning,
+            "blocking-calls",
+            format!("{} off-CPU samples detected. Top blocker: \"{leaf}\" ({} samples)", acc.off_cpu, top.count),
+            "Off-CPU time inside polls is a blocking call on an async worker: move it to tokio::task::spawn_blocking or use the async equivalent. Idle parking between polls is harmless.",
+        ));
+    }
+    if f.queue_points_over_100 > 0 {
+        out.push(flag(
+            if acc.queue_max > 1000 { Severity::Critical } else { Severity::Warning },
+            "queue-depth",
+            format!("Global queue reached {} ({} sample(s) above 100)", acc.queue_max, f.queue_points_over_100),
+            "Work arrives faster than the workers drain it: add backpressure (bounded channels, concurrency limits) or capacity.",
+        ));
+    }
+    let polls: Vec<u64> = acc.workers.values().map(|w| w.poll_count).collect();
+    if let (Some(&min), Some(&max)) = (polls.iter().min(), polls.iter().max())
+        && polls.len() >= 2
+        && min > 0
+        && max > 3 * min
+    {
+        out.push(flag(
+            Severity::Info,
+            "worker-imbalance",
+            format!("Worker poll imbalance: {min}–{max} polls across workers ({}x ratio)", to_fixed(max as f64 / min as f64, 1)),
+            "Usually benign (work stealing keeps busy workers busy). If one runtime is idle by design (e.g. a dedicated io runtime) ignore it; otherwise look for tasks pinned to one worker by a LocalSet or block_on.",
+        ));
+    }
+    for (w, c) in &f.contention {
+        if c.periods > 10 && c.low * 10 > c.periods {
+            out.push(flag(
+                Severity::Warning,
+                "cpu-contention",
+                format!(
+                    "Worker {w}: {} of {} active periods ran < 50% on-CPU (mean CPU ratio {})",
+                    c.low,
+                    c.periods,
+                    to_fixed(c.low_ratio_sum / c.low as f64, 2)
+                ),
+                "The kernel descheduled this worker while it had work: other processes or threads compete for the cores. Check CPU limits (cgroups, noisy neighbours) and the number of threads per core.",
+            ));
+        }
+    }
+    for k in acc.kernel_waits() {
+        if k.count_over_1ms > 0 {
+            out.push(flag(
+                if k.max_ns > 10_000_000 { Severity::Warning } else { Severity::Info },
+                "kernel-sched-wait",
+                format!("Worker {}: {} wake-ups waited > 1ms in the kernel run queue (worst {})", k.worker, k.count_over_1ms, fmt_dur(k.max_ns as f64)),
+                "The worker was runnable but not running: the machine is short of CPU at those moments.",
+            ));
+        }
+    }
+    let mut busy = f.busy_polls.clone();
+    busy.sort_by(|a, b| b.spans.cmp(&a.spans));
+    if let Some(top) = busy.first() {
+        out.push(flag(
+            Severity::Warning,
+            "many-spans-per-poll",
+            format!(
+                "{} poll(s) ran more than {MANY_SPANS} spans each (worst: {} spans in one {} poll of task {} on worker {})",
+                busy.len(),
+                top.spans,
+                fmt_dur(top.dur as f64),
+                top.task_id,
+                top.worker
+            ),
+            "One poll doing many units of work starves other tasks on that worker: process in batches with tokio::task::yield_now() between them.",
+        ));
+    }
+    for (name, h) in &acc.span_stats {
+        let p50 = h.percentile(50.0);
+        if h.count() >= 10 && p50 > 0 {
+            let outliers = h.count_above(p50.saturating_mul(10));
+            if outliers > 0 {
+                out.push(flag(
+                    Severity::Info,
+                    "span-duration-outlier",
+                    format!("{name}: {outliers} span(s) longer than 10× p50 ({} > {})", fmt_dur(p50 as f64), fmt_dur(10.0 * p50 as f64)),
+                    "Open the slowest instances in the spans view and compare them with typical ones (arguments, contention, downstream latency).",
+                ));
+            }
+        }
+    }
+    let unmatched: u64 = f.unmatched_spans.values().sum();
+    if unmatched > 0 {
+        let names: Vec<String> = f.unmatched_spans.iter().map(|(n, c)| format!("{n}: {c}")).collect();
+        out.push(flag(
+            Severity::Info,
+            "unmatched-spans",
+            format!("{unmatched} span(s) entered but never exited ({})", names.join(", ")),
+            "Spans still open when the segment was sealed, or exits lost at rotation; analyze the next segment too.",
+        ));
+    }
+    out.sort_by_key(|f| f.severity);
+    out
+}
