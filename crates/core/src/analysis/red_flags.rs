@@ -128,13 +128,21 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
             "Woken tasks waited for a worker: shorten long polls, add yield points in CPU-heavy loops, or add worker threads.",
         ));
     }
-    if let Some(top) = acc.sched_groups.sorted().first().filter(|g| g.count > 5) {
-        let leaf = top.frames.first().map_or("(unknown)".into(), |fr| crate::frames::format_frame(&fr.symbol, fr.location.as_deref()));
+    // The reference ranks all off-CPU samples, so idle parking (epoll_wait) tops it;
+    // only samples taken inside a poll are a task blocking its worker.
+    if let Some(top) = acc.in_poll_groups.sorted().first().filter(|g| g.count > 5) {
+        let d = crate::frames::diagnose_stack(&top.frames);
+        let text = |f: &crate::report::Frame| crate::frames::format_frame(&f.symbol, f.location.as_deref());
+        let leaf = top.frames.first().map_or("(unknown)".into(), text);
+        let from = d.trigger.map_or(String::new(), |t| format!(", called from {}", text(t)));
         out.push(flag(
             Severity::Warning,
             "blocking-calls",
-            format!("{} off-CPU samples detected. Top blocker: \"{leaf}\" ({} samples)", acc.off_cpu, top.count),
-            "Off-CPU time inside polls is a blocking call on an async worker: move it to tokio::task::spawn_blocking or use the async equivalent. Idle parking between polls is harmless.",
+            format!(
+                "{} off-CPU samples inside polls (real blocking; {} more were idle parking). Top blocker: \"{leaf}\"{from} ({} samples)",
+                acc.in_poll, acc.idle, top.count
+            ),
+            "A task blocked its worker thread mid-poll: move the blocking call to tokio::task::spawn_blocking or use its async equivalent.",
         ));
     }
     if f.queue_points_over_100 > 0 {

@@ -37,11 +37,42 @@ fn icon(s: Severity) -> &'static str {
     }
 }
 
-pub fn render(r: &Report, _opts: &Options) -> String {
+/// The text report: reference-compatible, or improved (wall-clock times,
+/// runtime names, grouped stacks, red flags, per-file errors).
+pub fn render(r: &Report, opts: &Options) -> String {
     let mut o = Out(String::new());
+    let improved = !opts.reference_compatible;
     setup(&mut o, &r.setup);
-    summary(&mut o, r);
+    summary(&mut o, r, improved);
     o.0
+}
+
+fn wall_clock(r: &Report, offset_ns: i64) -> Option<String> {
+    let start = r.summary.wall_clock_start_ns?;
+    let ms = (start + offset_ns).div_euclid(1_000_000);
+    Some(crate::s3::time::Timestamp::from_unix_millis(ms).to_rfc3339())
+}
+
+fn red_flags(o: &mut Out, r: &Report) {
+    o.section("RED FLAGS");
+    if r.red_flags.is_empty() {
+        o.line("  ✅ No red flags found");
+    }
+    for f in &r.red_flags {
+        let mut lines = f.message.lines();
+        o.line(format!("  {} [{}] {}", icon(f.severity), f.check, lines.next().unwrap_or_default()));
+        for l in lines {
+            o.line(format!("      {l}"));
+        }
+        o.line(format!("      Fix: {}", f.fix));
+    }
+    if !r.errors.is_empty() {
+        o.section("FILES WITH ERRORS");
+        for e in &r.errors {
+            let at = e.offset.map_or(String::new(), |off| format!(" (byte {off})"));
+            o.line(format!("  {}{at}: {}", e.file, e.message));
+        }
+    }
 }
 
 fn setup(o: &mut Out, s: &SetupDiagnostic) {
@@ -82,7 +113,7 @@ fn elide<T>(frames: &[T]) -> (Vec<&T>, Option<usize>, Vec<&T>) {
     }
 }
 
-fn summary(o: &mut Out, r: &Report) {
+fn summary(o: &mut Out, r: &Report, improved: bool) {
     let s = &r.summary;
     let min_ts = s.min_ts.unwrap_or(0) as i64;
     o.major(&format!("TRACE SUMMARY: {}", r.label));
@@ -98,6 +129,15 @@ fn summary(o: &mut Out, r: &Report) {
     o.line(format!("Events:         {}", grouped(s.event_count as i64)));
     o.line(format!("CPU samples:    {}", grouped(s.cpu_sample_count as i64)));
     o.line(format!("Tasks spawned:  {}", s.task_spawn_count));
+    if improved {
+        if let (Some(start), Some(end)) = (wall_clock(r, 0), wall_clock(r, (s.duration_ms * 1e6) as i64)) {
+            o.line(format!("Wall clock:     {start} → {end}"));
+        }
+        for rt in &s.runtimes {
+            let ids: Vec<String> = rt.workers.iter().map(u64::to_string).collect();
+            o.line(format!("Runtime:        {} (workers {})", rt.name, ids.join(", ")));
+        }
+    }
 
     o.section("WORKER UTILIZATION");
     for w in &r.workers {
@@ -120,7 +160,7 @@ fn summary(o: &mut Out, r: &Report) {
         o.line(format!("  Found {} long poll(s) — worst {worst}", lp.count));
         o.line(format!("  Showing the worst {}, ranked by duration\n", lp.worst.len().min(10)));
         for p in lp.worst.iter().take(10) {
-            long_poll(o, p, min_ts);
+            long_poll(o, p, min_ts, improved);
         }
     }
 
@@ -220,10 +260,13 @@ fn summary(o: &mut Out, r: &Report) {
     if let Some(m) = &r.memory {
         memory(o, m);
     }
+    if improved {
+        red_flags(o, r);
+    }
     o.line(format!("\n{HEAVY}"));
 }
 
-fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64) {
+fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
     let file = if p.file.is_empty() { String::new() } else { format!(" [{}]", p.file) };
     o.line(format!(
         "  ▸ {} on worker {} at {}{file}",
@@ -234,7 +277,24 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64) {
     o.line(format!("    Task {}, spawn: {}", p.task_id, p.spawn_loc.as_deref().unwrap_or("(unknown)")));
     if !p.sched_samples.is_empty() {
         o.line(format!("    {} scheduling sample(s) — blocking call stacks:", p.sched_samples.len()));
-        for frames in &p.sched_samples {
+        // Improved mode prints each distinct stack once, with its sample count.
+        let stacks: Vec<(usize, &Vec<Frame>)> = if improved {
+            let mut groups: Vec<(usize, &Vec<Frame>)> = Vec::new();
+            for frames in &p.sched_samples {
+                match groups.iter_mut().find(|g| g.1 == frames) {
+                    Some(g) => g.0 += 1,
+                    None => groups.push((1, frames)),
+                }
+            }
+            groups.sort_by(|a, b| b.0.cmp(&a.0));
+            groups
+        } else {
+            p.sched_samples.iter().map(|f| (1, f)).collect()
+        };
+        for (count, frames) in stacks {
+            if improved {
+                o.line(format!("      ── {count} sample(s) with this stack:"));
+            }
             let d = diagnose_stack(frames);
             if let Some(b) = d.blocker {
                 o.line(format!("      Blocked by:  {} (kernel)", b.symbol));
@@ -397,6 +457,9 @@ fn hotspots(o: &mut Out, h: &CpuHotspots) {
 fn memory(o: &mut Out, m: &Memory) {
     o.section("MEMORY ALLOCATIONS");
     o.line(format!("  Sample rate:  {} bytes", grouped(m.sample_rate_bytes as i64)));
+    if let Some(trace_rate) = m.trace_sample_rate_bytes {
+        o.line(format!("                (the trace records {} bytes; the reference assumes 524,288)", grouped(trace_rate as i64)));
+    }
     o.line("  Formula:      weight(s) = s / (1 - exp(-s / R)),  estimated_total = Σ weight(s_i)");
     o.line(format!(
         "  Total allocs: {} sampled, ~{} bytes estimated",
