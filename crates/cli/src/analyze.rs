@@ -1,7 +1,9 @@
 //! `d9lens analyze`: read files, analyze each on its own thread, merge, print.
 
 use crate::args::AnalyzeArgs;
-use d9lens_core::analysis::{Merger, analyze_file, sample_evenly};
+use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use d9lens_core::report::text;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,6 +31,28 @@ fn base_name(p: &Path) -> String {
     p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
+/// Analyzes files on one thread per core; each thread holds one decoded file at a time.
+fn analyze_all(files: &[PathBuf], opts: &Options) -> Vec<Result<FileOutcome, String>> {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
+    let results: Mutex<Vec<Option<Result<FileOutcome, String>>>> = Mutex::new(vec![None; files.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(f) = files.get(i) else { break };
+                    let outcome = std::fs::read(f)
+                        .map_err(|e| format!("{}: {e}", f.display()))
+                        .map(|bytes| analyze_file(&base_name(f), &bytes, opts));
+                    results.lock().expect("no panics while holding the lock")[i] = Some(outcome);
+                }
+            });
+        }
+    });
+    results.into_inner().expect("threads joined").into_iter().map(|r| r.expect("every file analyzed")).collect()
+}
+
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
     let mut files = Vec::new();
     let mut label = None;
@@ -49,18 +73,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
     if let (Some(dir), [_]) = (&label, args.paths.as_slice()) {
         merger = merger.with_label(format!("{} files in {dir}", files.len()));
     }
-    let outcomes = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .iter()
-            .map(|f| {
-                s.spawn(move || {
-                    let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
-                    Ok::<_, String>(analyze_file(&base_name(f), &bytes, &args.opts))
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("analysis thread panicked")).collect::<Vec<_>>()
-    });
+    let outcomes = analyze_all(&files, &args.opts);
     let mut failed = false;
     for outcome in outcomes {
         let outcome = outcome?;

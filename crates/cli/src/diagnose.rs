@@ -3,6 +3,7 @@
 use d9lens_core::analysis::diagnose::{self, DiagnoseOptions};
 use d9lens_core::container;
 use d9lens_core::trace::{self, ParsedTrace};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -53,18 +54,32 @@ pub(crate) fn load(path: &Path) -> Result<(ParsedTrace, bool), String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let (parsed, failure) = trace::parse_trace(&raw);
     if let Some(f) = &failure {
-        eprintln!("d9lens: {} @{}: {}; events before it are used", path.display(), f.offset, f.message);
+        eprintln!(
+            "d9lens: {} @{}: {}; events before it are used",
+            path.display(),
+            f.offset,
+            f.message
+        );
     }
     Ok((parsed, failure.is_none()))
+}
+
+/// Prints the output; a closed pipe (`| head`) is not an error.
+pub(crate) fn emit(out: &str) -> Result<(), String> {
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
 }
 
 pub fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
     let (parsed, clean) = load(&args.path)?;
     let d = diagnose::diagnose(&parsed, &args.opts);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&d).map_err(|e| e.to_string())?);
+    let out = if args.json {
+        serde_json::to_string_pretty(&d).map_err(|e| e.to_string())? + "\n"
     } else {
-        print!("{}", diagnose::render(&d));
-    }
+        diagnose::render(&d)
+    };
+    emit(&out)?;
     Ok(if clean { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

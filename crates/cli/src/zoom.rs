@@ -1,6 +1,6 @@
 //! `d9lens zoom`: what happened around one instant of a trace file.
 
-use crate::diagnose::{load, value};
+use crate::diagnose::{emit, load, value};
 use d9lens_core::analysis::zoom;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,17 +39,24 @@ impl ZoomArgs {
         if !(half_ms >= 0.0 && center_ms.is_finite() && half_ms.is_finite()) {
             return Err("CENTER_MS and HALF_MS must be finite, HALF_MS not negative".into());
         }
-        Ok(ZoomArgs { path, center_ms, half_ms, hz, json })
+        Ok(ZoomArgs {
+            path,
+            center_ms,
+            half_ms,
+            hz,
+            json,
+        })
     }
 }
 
 pub fn run(args: &ZoomArgs) -> Result<ExitCode, String> {
     let (parsed, clean) = load(&args.path)?;
     let z = zoom::zoom(&parsed, args.center_ms, args.half_ms, args.hz);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&z).map_err(|e| e.to_string())?);
+    let out = if args.json {
+        serde_json::to_string_pretty(&z).map_err(|e| e.to_string())? + "\n"
     } else {
-        print!("{}", zoom::render(&z, "<TRACE_URL>"));
-    }
+        zoom::render(&z, "<TRACE_URL>")
+    };
+    emit(&out)?;
     Ok(if clean { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -15,6 +15,7 @@ use crate::report::Frame;
 use crate::trace::{ParsedTrace, RuntimeKind, SOURCE_OFF_CPU};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
@@ -47,7 +48,14 @@ pub struct DiagnoseOptions {
 
 impl Default for DiagnoseOptions {
     fn default() -> Self {
-        Self { task: None, min_ms: None, pctl_mult: 3.0, floor_ms: 1.0, top: 1, hz: None }
+        Self {
+            task: None,
+            min_ms: None,
+            pctl_mult: 3.0,
+            floor_ms: 1.0,
+            top: 1,
+            hz: None,
+        }
     }
 }
 
@@ -219,7 +227,10 @@ pub(crate) fn sampling_hz(trace: &ParsedTrace, hz: Option<f64>) -> (f64, HzSourc
     if let Some(hz) = hz.filter(|h| *h > 0.0) {
         return (hz, HzSource::Option);
     }
-    let meta = trace.metadata.get("cpu.profile.frequency_hz").and_then(|v| v.trim().parse::<f64>().ok());
+    let meta = trace
+        .metadata
+        .get("cpu.profile.frequency_hz")
+        .and_then(|v| v.trim().parse::<f64>().ok());
     match meta.filter(|h| *h > 0.0) {
         Some(hz) => (hz, HzSource::TraceMetadata),
         None => (DEFAULT_HZ, HzSource::Default),
@@ -284,7 +295,7 @@ impl WorkerThreads {
     pub(crate) fn tid_at(&self, worker: u64, ts: u64) -> Option<u64> {
         let b = self.bindings.get(&worker)?;
         let i = b.partition_point(|x| x.0 <= ts);
-        b.get(i.checked_sub(1).unwrap_or(0)).map(|x| x.1)
+        b.get(i.saturating_sub(1)).map(|x| x.1)
     }
 }
 
@@ -293,12 +304,20 @@ pub(crate) fn top_stacks(trace: &ParsedTrace, samples: &[usize], n: usize) -> Ve
     let mut groups: IndexMap<String, (usize, Vec<Frame>)> = IndexMap::new();
     for &i in samples {
         let frames = trace.symbols.symbolize(&trace.samples[i].callchain);
-        let key = frames.iter().take(GROUP_FRAMES).map(display).collect::<Vec<_>>().join(" < ");
+        let key = frames
+            .iter()
+            .take(GROUP_FRAMES)
+            .map(display)
+            .collect::<Vec<_>>()
+            .join(" < ");
         groups.entry(key).or_insert_with(|| (0, frames)).0 += 1;
     }
     let mut v: Vec<(usize, Vec<Frame>)> = groups.into_values().collect();
-    v.sort_by(|a, b| b.0.cmp(&a.0));
-    v.into_iter().take(n).map(|(count, frames)| summarize(count, &frames)).collect()
+    v.sort_by_key(|g| Reverse(g.0));
+    v.into_iter()
+        .take(n)
+        .map(|(count, frames)| summarize(count, &frames))
+        .collect()
 }
 
 fn display(f: &Frame) -> String {
@@ -321,7 +340,10 @@ fn summarize(count: usize, frames: &[Frame]) -> StackSummary {
 
 /// Every poll of every worker: workers ascending, each worker's polls in time order.
 pub(crate) fn all_polls(tl: &workers::Timelines) -> Vec<(u64, &Poll)> {
-    tl.workers.iter().flat_map(|(&w, wt)| wt.polls.iter().map(move |p| (w, p))).collect()
+    tl.workers
+        .iter()
+        .flat_map(|(&w, wt)| wt.polls.iter().map(move |p| (w, p)))
+        .collect()
 }
 
 fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
@@ -348,7 +370,11 @@ fn threshold(opts: &DiagnoseOptions, dist: Option<&Distribution>) -> (f64, Thres
         return (ms, ThresholdRule::MinMs);
     }
     let scaled = dist.map_or(0.0, |d| opts.pctl_mult * d.p99_ns as f64 / 1e6);
-    if scaled > opts.floor_ms { (scaled, ThresholdRule::P99Multiple) } else { (opts.floor_ms, ThresholdRule::Floor) }
+    if scaled > opts.floor_ms {
+        (scaled, ThresholdRule::P99Multiple)
+    } else {
+        (opts.floor_ms, ThresholdRule::Floor)
+    }
 }
 
 /// Everything needed to look at one poll's samples.
@@ -363,12 +389,16 @@ impl Ctx<'_> {
     /// On-CPU (source ≠ 1) samples of any thread inside the poll, file order.
     fn on_cpu_during(&self, p: &Poll) -> Vec<usize> {
         let all = self.index.window(self.trace, p.start as f64, p.end as f64);
-        all.into_iter().filter(|&i| self.trace.samples[i].source != SOURCE_OFF_CPU).collect()
+        all.into_iter()
+            .filter(|&i| self.trace.samples[i].source != SOURCE_OFF_CPU)
+            .collect()
     }
 
     /// The worker's bound tid, or failing that the thread its attached on-CPU samples came from.
     fn own_tid(&self, worker: u64, p: &Poll) -> Option<u64> {
-        self.threads.tid_at(worker, p.start).or_else(|| p.cpu_samples.first().map(|&i| self.trace.samples[i].tid))
+        self.threads
+            .tid_at(worker, p.start)
+            .or_else(|| p.cpu_samples.first().map(|&i| self.trace.samples[i].tid))
     }
 
     fn census(&self, p: &Poll, own: Option<u64>) -> Census {
@@ -380,11 +410,19 @@ impl Ctx<'_> {
             by_tid.entry(self.trace.samples[i].tid).or_default().push(i);
         }
         let mut rows: Vec<(u64, Vec<usize>)> = by_tid.into_iter().collect();
-        rows.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        rows.sort_by_key(|r| Reverse(r.1.len()));
         let thread_count = rows.len();
-        let coverage = |n: usize| if dur_ms > 0.0 { (n as f64 * self.ms_per_sample / dur_ms * 100.0).min(100.0) } else { 100.0 };
+        let coverage = |n: usize| {
+            if dur_ms > 0.0 {
+                (n as f64 * self.ms_per_sample / dur_ms * 100.0).min(100.0)
+            } else {
+                100.0
+            }
+        };
         // A poll whose own thread ran for most of it was not kept off the CPU by anyone.
-        let own_ran = rows.iter().any(|(tid, idx)| own == Some(*tid) && coverage(idx.len()) >= BLOCKER_COVERAGE_PCT);
+        let own_ran = rows
+            .iter()
+            .any(|(tid, idx)| own == Some(*tid) && coverage(idx.len()) >= BLOCKER_COVERAGE_PCT);
         let threads = rows
             .into_iter()
             .take(TOP_THREADS)
@@ -423,7 +461,11 @@ impl Ctx<'_> {
                 self.on_cpu_during(p).into_iter().any(|i| {
                     self.trace.samples[i].tid != own.unwrap_or(u64::MAX)
                         && *cache.entry(i).or_insert_with(|| {
-                            self.trace.symbols.symbolize(&self.trace.samples[i].callchain).iter().any(|f| f.symbol == leaf)
+                            self.trace
+                                .symbols
+                                .symbolize(&self.trace.samples[i].callchain)
+                                .iter()
+                                .any(|f| f.symbol == leaf)
                         })
                 })
             })
@@ -433,9 +475,17 @@ impl Ctx<'_> {
 
 fn verdict(state: CpuState, census: &Census) -> Verdict {
     if census.on_cpu_samples == 0 {
-        return if census.noisy { Verdict::Unknown } else { Verdict::BlockedOffBox };
+        return if census.noisy {
+            Verdict::Unknown
+        } else {
+            Verdict::BlockedOffBox
+        };
     }
-    if census.threads.iter().any(|t| t.own_thread && t.coverage_pct >= BLOCKER_COVERAGE_PCT) {
+    if census
+        .threads
+        .iter()
+        .any(|t| t.own_thread && t.coverage_pct >= BLOCKER_COVERAGE_PCT)
+    {
         return Verdict::OnCpuOwnCode;
     }
     if let Some(b) = census.threads.iter().find(|t| t.likely_blocker) {
@@ -464,9 +514,14 @@ pub fn diagnose(trace: &ParsedTrace, opts: &DiagnoseOptions) -> Diagnosis {
         .filter(|(_, p)| opts.task.is_none_or(|t| t == p.task_id))
         .copied()
         .collect();
-    candidates.sort_by_key(|(_, p)| std::cmp::Reverse(p.end - p.start));
+    candidates.sort_by_key(|(_, p)| Reverse(p.end - p.start));
     let (hz, hz_source) = sampling_hz(trace, opts.hz);
-    let ctx = Ctx { trace, index: SampleIndex::new(trace), threads: WorkerThreads::new(trace), ms_per_sample: 1000.0 / hz };
+    let ctx = Ctx {
+        trace,
+        index: SampleIndex::new(trace),
+        threads: WorkerThreads::new(trace),
+        ms_per_sample: 1000.0 / hz,
+    };
     let mut cache = HashMap::new();
     let targets = (0..opts.top.min(candidates.len()))
         .map(|k| {
@@ -475,11 +530,23 @@ pub fn diagnose(trace: &ParsedTrace, opts: &DiagnoseOptions) -> Diagnosis {
             if let Some(b) = t.census.threads.iter().find(|b| b.likely_blocker)
                 && let Some(leaf) = b.top_stack.as_ref().and_then(|s| s.leaf_symbol.clone())
             {
-                let others: Vec<(u64, &Poll)> =
-                    candidates.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, c)| *c).collect();
+                let others: Vec<(u64, &Poll)> = candidates
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != k)
+                    .map(|(_, c)| *c)
+                    .collect();
                 let polls = ctx.corroborate(&leaf, &others, &mut cache);
-                let leaf = b.top_stack.as_ref().and_then(|s| s.frames.first().cloned()).unwrap_or(leaf);
-                t.corroboration = Some(Corroboration { leaf, polls, of: others.len() });
+                let leaf = b
+                    .top_stack
+                    .as_ref()
+                    .and_then(|s| s.frames.first().cloned())
+                    .unwrap_or(leaf);
+                t.corroboration = Some(Corroboration {
+                    leaf,
+                    polls,
+                    of: others.len(),
+                });
             }
             t
         })
@@ -499,8 +566,16 @@ pub fn diagnose(trace: &ParsedTrace, opts: &DiagnoseOptions) -> Diagnosis {
 
 fn target(ctx: &Ctx<'_>, worker: u64, p: &Poll, min_ts: u64, dist: Option<&Distribution>) -> Target {
     let dur_ns = p.end - p.start;
-    let state = if p.cpu_samples.is_empty() { CpuState::OffCpu } else { CpuState::OnCpu };
-    let shown = if state == CpuState::OnCpu { &p.cpu_samples } else { &p.sched_samples };
+    let state = if p.cpu_samples.is_empty() {
+        CpuState::OffCpu
+    } else {
+        CpuState::OnCpu
+    };
+    let shown = if state == CpuState::OnCpu {
+        &p.cpu_samples
+    } else {
+        &p.sched_samples
+    };
     let own_tid = ctx.own_tid(worker, p);
     let census = ctx.census(p, own_tid);
     Target {
@@ -565,7 +640,12 @@ pub fn render(d: &Diagnosis) -> String {
         ThresholdRule::Floor => "floor".to_string(),
     };
     let task = d.task_filter.map_or(String::new(), |t| format!(", task {t}"));
-    let _ = writeln!(out, "Threshold: {} ms ({rule}{task}): {} candidate poll(s)", to_fixed(d.threshold_ms, 2), d.candidates);
+    let _ = writeln!(
+        out,
+        "Threshold: {} ms ({rule}{task}): {} candidate poll(s)",
+        to_fixed(d.threshold_ms, 2),
+        d.candidates
+    );
     let hz_from = match d.hz_source {
         HzSource::Option => "--hz",
         HzSource::TraceMetadata => "trace metadata",
@@ -598,14 +678,24 @@ fn render_target(out: &mut String, t: &Target) {
     }
     match t.state {
         CpuState::OnCpu => {
-            let _ = writeln!(out, "  ON-CPU: {} on-CPU sample(s) of the worker inside the poll; top stacks:", t.on_cpu_samples);
+            let _ = writeln!(
+                out,
+                "  ON-CPU: {} on-CPU sample(s) of the worker inside the poll; top stacks:",
+                t.on_cpu_samples
+            );
         }
         CpuState::OffCpu if t.sched_samples > 0 => {
-            let _ =
-                writeln!(out, "  OFF-CPU: no on-CPU sample of the worker; {} scheduler sample(s), top stacks:", t.sched_samples);
+            let _ = writeln!(
+                out,
+                "  OFF-CPU: no on-CPU sample of the worker; {} scheduler sample(s), top stacks:",
+                t.sched_samples
+            );
         }
         CpuState::OffCpu => {
-            let _ = writeln!(out, "  OFF-CPU: no on-CPU and no scheduler sample of the worker inside the poll");
+            let _ = writeln!(
+                out,
+                "  OFF-CPU: no on-CPU and no scheduler sample of the worker inside the poll"
+            );
         }
     }
     for s in &t.stacks {
@@ -614,7 +704,11 @@ fn render_target(out: &mut String, t: &Target) {
     render_census(out, t);
     let _ = writeln!(out, "  Verdict: {}", verdict_text(t));
     if let Some(c) = &t.corroboration {
-        let _ = writeln!(out, "  Corroboration: `{}` on-CPU during {} of {} other candidate poll(s)", c.leaf, c.polls, c.of);
+        let _ = writeln!(
+            out,
+            "  Corroboration: `{}` on-CPU during {} of {} other candidate poll(s)",
+            c.leaf, c.polls, c.of
+        );
     }
 }
 
@@ -627,7 +721,10 @@ fn render_census(out: &mut String, t: &Target) {
         to_fixed(c.expected_samples, 1)
     );
     if c.noisy {
-        let _ = writeln!(out, "    (noisy: fewer than 3 samples expected, absence or coverage proves little)");
+        let _ = writeln!(
+            out,
+            "    (noisy: fewer than 3 samples expected, absence or coverage proves little)"
+        );
     }
     if c.threads.is_empty() {
         let _ = writeln!(out, "    (no on-CPU sample from any thread)");

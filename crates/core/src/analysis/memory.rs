@@ -16,7 +16,8 @@ pub struct Sample {
     pub size: u64,
     pub site: u32,
     pub task: Option<u64>,
-    pub leaked: bool,
+    /// (address, allocation time) while no free has been seen for it.
+    pub unfreed: Option<(u64, u64)>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -25,6 +26,8 @@ pub struct MemoryPartial {
     /// Call chain (as text key) → symbolized frames, first-occurrence order.
     pub sites: IndexMap<String, Vec<Frame>>,
     pub frees: u64,
+    /// Frees of allocations sampled in another file (a later segment frees an earlier one's memory).
+    pub orphan_frees: Vec<(u64, u64)>,
     pub dropped_allocs: u64,
     pub dropped_frees: u64,
     pub trace_sample_rate: Option<u64>,
@@ -55,8 +58,11 @@ impl MemoryPartial {
                 let i = p.partition_point(|&(start, _)| start <= a.ts).checked_sub(1)?;
                 Some(p[i].1)
             });
-            m.samples.push(Sample { size: a.size, site, task, leaked: !freed.contains(&(a.addr, a.ts)) });
+            let unfreed = (!freed.contains(&(a.addr, a.ts))).then_some((a.addr, a.ts));
+            m.samples.push(Sample { size: a.size, site, task, unfreed });
         }
+        let sampled: HashSet<(u64, u64)> = trace.allocs.iter().map(|a| (a.addr, a.ts)).collect();
+        m.orphan_frees = trace.frees.iter().map(|f| (f.addr, f.alloc_ts)).filter(|k| !sampled.contains(k)).collect();
         m
     }
 
@@ -71,6 +77,7 @@ impl MemoryPartial {
             .collect();
         self.samples.extend(other.samples.iter().map(|s| Sample { site: offset[s.site as usize], ..s.clone() }));
         self.frees += other.frees;
+        self.orphan_frees.extend(&other.orphan_frees);
         self.dropped_allocs += other.dropped_allocs;
         self.dropped_frees += other.dropped_frees;
         self.trace_sample_rate = self.trace_sample_rate.or(other.trace_sample_rate);
@@ -90,13 +97,14 @@ impl MemoryPartial {
         };
         let mut sites: BTreeMap<u32, AllocSite> = BTreeMap::new();
         let mut tasks: IndexMap<u64, TaskAlloc> = IndexMap::new();
+        let freed_elsewhere: HashSet<&(u64, u64)> = self.orphan_frees.iter().collect();
         let mut estimated = 0.0;
         let (mut leaked_count, mut leaked_bytes, mut total_bytes) = (0, 0, 0);
         for s in &self.samples {
             let w = weight(s.size);
             estimated += w;
             total_bytes += s.size;
-            if s.leaked {
+            if s.unfreed.is_some_and(|k| !freed_elsewhere.contains(&k)) {
                 leaked_count += 1;
                 leaked_bytes += s.size;
             }

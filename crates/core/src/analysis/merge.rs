@@ -391,34 +391,26 @@ fn lifecycle(acc: &Acc) -> Lifecycle {
     }
 }
 
-/// Call tree of application frames, outermost caller first.
-fn hotspot_tree(groups: &[StackGroup]) -> Vec<HotspotNode> {
+/// Call tree of application frames, outermost caller first, flattened depth-first.
+fn hotspot_tree(groups: &[StackGroup]) -> Vec<HotspotRow> {
     #[derive(Default)]
     struct Node {
         count: u64,
         self_count: u64,
         children: IndexMap<String, Node>,
     }
-    fn convert(children: IndexMap<String, Node>) -> Vec<HotspotNode> {
-        let mut v: Vec<HotspotNode> = children
-            .into_iter()
-            .map(|(name, n)| HotspotNode {
-                name,
-                count: n.count,
-                self_count: n.self_count,
-                children: convert(n.children),
-            })
-            .collect();
-        v.sort_by(|a, b| b.count.cmp(&a.count));
-        v
+    fn flatten(children: IndexMap<String, Node>, depth: u32, out: &mut Vec<HotspotRow>) {
+        let mut v: Vec<(String, Node)> = children.into_iter().collect();
+        v.sort_by(|a, b| b.1.count.cmp(&a.1.count));
+        for (name, n) in v {
+            out.push(HotspotRow { depth, name, count: n.count, self_count: n.self_count });
+            flatten(n.children, depth + 1, out);
+        }
     }
     let mut root = Node::default();
     for g in groups {
         let d = diagnose_stack(&g.frames);
         let app: Vec<String> = d.app_frames.iter().map(|f| format_frame(&f.symbol, f.location.as_deref())).collect();
-        if app.is_empty() {
-            continue;
-        }
         let mut node = &mut root;
         for (i, name) in app.iter().enumerate().rev() {
             node = node.children.entry(name.clone()).or_default();
@@ -428,5 +420,7 @@ fn hotspot_tree(groups: &[StackGroup]) -> Vec<HotspotNode> {
             }
         }
     }
-    convert(root.children)
+    let mut out = Vec::new();
+    flatten(root.children, 0, &mut out);
+    out
 }

@@ -13,6 +13,7 @@ use crate::frames::format_frame;
 use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, SpanEvent};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -108,7 +109,10 @@ pub struct Zoom {
 impl Zoom {
     /// `viewer.html?trace=…&start=…&end=…` for a trace served at `trace_url`.
     pub fn viewer_link(&self, trace_url: &str) -> String {
-        format!("viewer.html?trace={trace_url}&start={}&end={}", self.start_ns, self.end_ns)
+        format!(
+            "viewer.html?trace={trace_url}&start={}&end={}",
+            self.start_ns, self.end_ns
+        )
     }
 }
 
@@ -128,8 +132,10 @@ pub fn zoom(trace: &ParsedTrace, center_ms: f64, half_ms: f64, hz: Option<f64>) 
     let (lo, hi) = (base + (center_ms - half_ms) * 1e6, base + (center_ms + half_ms) * 1e6);
     let ids = workers::worker_ids(trace);
     let tl = workers::build(trace, &ids, trace.bounds.map_or(0, |b| b.1));
-    let mut polls: Vec<(u64, &workers::Poll)> =
-        all_polls(&tl).into_iter().filter(|(_, p)| p.start as f64 <= hi && p.end as f64 >= lo).collect();
+    let mut polls: Vec<(u64, &workers::Poll)> = all_polls(&tl)
+        .into_iter()
+        .filter(|(_, p)| p.start as f64 <= hi && p.end as f64 >= lo)
+        .collect();
     polls.sort_by_key(|(_, p)| p.start);
     let (hz, hz_source) = sampling_hz(trace, hz);
     Zoom {
@@ -169,7 +175,11 @@ fn busy(ids: &[u64], polls: &[(u64, &workers::Poll)], lo: f64, hi: f64) -> Vec<W
                 .map(|(_, p)| ((p.end as f64).min(hi) - (p.start as f64).max(lo)).max(0.0))
                 .sum();
             let pct = if hi > lo { ns / (hi - lo) * 100.0 } else { 0.0 };
-            WorkerBusy { worker: w, busy_ms: ns / 1e6, pct }
+            WorkerBusy {
+                worker: w,
+                busy_ms: ns / 1e6,
+                pct,
+            }
         })
         .collect()
 }
@@ -194,7 +204,10 @@ fn census(trace: &ParsedTrace, lo: f64, hi: f64, ms_per_sample: f64) -> Vec<Thre
         acc.times.push(s.ts);
         // Only the leaf is needed: symbolize just the first address.
         let leaf = trace.symbols.symbolize(&s.callchain[..s.callchain.len().min(1)]);
-        let text = leaf.first().map_or_else(|| "(unknown)".to_string(), |f| format_frame(&f.symbol, f.location.as_deref()));
+        let text = leaf.first().map_or_else(
+            || "(unknown)".to_string(),
+            |f| format_frame(&f.symbol, f.location.as_deref()),
+        );
         *acc.leaves.entry(text).or_default() += 1;
     }
     let mut rows: Vec<ThreadCensus> = by_tid
@@ -204,7 +217,7 @@ fn census(trace: &ParsedTrace, lo: f64, hi: f64, ms_per_sample: f64) -> Vec<Thre
             let n = a.times.len();
             let mean_gap_ms = (n >= 3).then(|| (a.times[n - 1] - a.times[0]) as f64 / (n - 1) as f64 / 1e6);
             let mut leaves: Vec<(String, usize)> = a.leaves.into_iter().collect();
-            leaves.sort_by(|x, y| y.1.cmp(&x.1));
+            leaves.sort_by_key(|l| Reverse(l.1));
             ThreadCensus {
                 tid,
                 worker: trace.tid_to_worker.get(&tid).copied(),
@@ -216,14 +229,21 @@ fn census(trace: &ParsedTrace, lo: f64, hi: f64, ms_per_sample: f64) -> Vec<Thre
             }
         })
         .collect();
-    rows.sort_by(|a, b| b.on_cpu.cmp(&a.on_cpu));
+    rows.sort_by_key(|r| Reverse(r.on_cpu));
     rows
 }
 
 fn queue(trace: &ParsedTrace, lo: f64, hi: f64) -> Option<QueueRange> {
-    let inside: Vec<u64> =
-        series::global_queue(trace).into_iter().filter(|(t, _)| *t as f64 >= lo && *t as f64 <= hi).map(|p| p.1).collect();
-    Some(QueueRange { min: *inside.iter().min()?, max: *inside.iter().max()?, points: inside.len() })
+    let inside: Vec<u64> = series::global_queue(trace)
+        .into_iter()
+        .filter(|(t, _)| *t as f64 >= lo && *t as f64 <= hi)
+        .map(|p| p.1)
+        .collect();
+    Some(QueueRange {
+        min: *inside.iter().min()?,
+        max: *inside.iter().max()?,
+        points: inside.len(),
+    })
 }
 
 /// Enter→exit segments of spans, each with the task its enter event named.
@@ -254,7 +274,12 @@ fn segments(trace: &ParsedTrace) -> Vec<Segment<'_>> {
             SpanEvent::Exit { span_id, .. } => {
                 if let Some((start, task)) = open.remove(span_id) {
                     let name = names.get(span_id).copied().unwrap_or("unknown");
-                    out.push(Segment { name, task, start, end: e.ts });
+                    out.push(Segment {
+                        name,
+                        task,
+                        start,
+                        end: e.ts,
+                    });
                 }
             }
             SpanEvent::Close { span_id } => {
@@ -269,13 +294,13 @@ fn segments(trace: &ParsedTrace) -> Vec<Segment<'_>> {
 }
 
 fn longest(trace: &ParsedTrace, polls: &[(u64, &workers::Poll)], lo: f64) -> Option<LongestPoll> {
-    let (worker, p) = polls
-        .iter()
-        .filter(|(_, p)| p.end - p.start > LONG_POLL_NS)
-        .fold(None::<&(u64, &workers::Poll)>, |best, c| match best {
+    let (worker, p) = polls.iter().filter(|(_, p)| p.end - p.start > LONG_POLL_NS).fold(
+        None::<&(u64, &workers::Poll)>,
+        |best, c| match best {
             Some(b) if b.1.end - b.1.start >= c.1.end - c.1.start => Some(b),
             _ => Some(c),
-        })?;
+        },
+    )?;
     let mut spans: IndexMap<&str, usize> = IndexMap::new();
     for s in segments(trace) {
         if s.task == Some(p.task_id) && s.start >= p.start && s.end <= p.end {
@@ -287,7 +312,13 @@ fn longest(trace: &ParsedTrace, polls: &[(u64, &workers::Poll)], lo: f64) -> Opt
         task_id: p.task_id,
         start_rel_ms: (p.start as f64 - lo) / 1e6,
         dur_ns: p.end - p.start,
-        spans: spans.into_iter().map(|(name, count)| SpanCount { name: name.to_string(), count }).collect(),
+        spans: spans
+            .into_iter()
+            .map(|(name, count)| SpanCount {
+                name: name.to_string(),
+                count,
+            })
+            .collect(),
     })
 }
 
@@ -312,7 +343,10 @@ pub fn render(z: &Zoom, trace_url: &str) -> String {
     out.push_str("\nPolls (start relative to the window, ms):\n");
     for p in &z.polls {
         let mark = if p.long {
-            format!("  *  {} on-CPU / {} off-CPU sample(s)", p.on_cpu_samples, p.off_cpu_samples)
+            format!(
+                "  *  {} on-CPU / {} off-CPU sample(s)",
+                p.on_cpu_samples, p.off_cpu_samples
+            )
         } else {
             String::new()
         };
@@ -328,15 +362,28 @@ pub fn render(z: &Zoom, trace_url: &str) -> String {
     }
     out.push_str("\nWorker busy time in the window:\n");
     for w in &z.workers {
-        let _ = writeln!(out, "  w{}: {} ms ({} %)", w.worker, to_fixed(w.busy_ms, 2), to_fixed(w.pct, 1));
+        let _ = writeln!(
+            out,
+            "  w{}: {} ms ({} %)",
+            w.worker,
+            to_fixed(w.busy_ms, 2),
+            to_fixed(w.pct, 1)
+        );
     }
-    let _ = writeln!(out, "\nThreads sampled in the window ({} Hz, est. on-CPU = on × {} ms):", z.hz, to_fixed(1000.0 / z.hz, 2));
+    let _ = writeln!(
+        out,
+        "\nThreads sampled in the window ({} Hz, est. on-CPU = on × {} ms):",
+        z.hz,
+        to_fixed(1000.0 / z.hz, 2)
+    );
     if z.threads.is_empty() {
         out.push_str("  (no samples)\n");
     }
     for t in &z.threads {
         let worker = t.worker.map_or(String::new(), |w| format!(" (worker {w})"));
-        let gap = t.mean_gap_ms.map_or(String::new(), |g| format!(", mean gap {} ms", to_fixed(g, 2)));
+        let gap = t
+            .mean_gap_ms
+            .map_or(String::new(), |g| format!(", mean gap {} ms", to_fixed(g, 2)));
         let _ = writeln!(
             out,
             "  tid {}{worker}: {} on-CPU, {} off-CPU, ~{} ms on-CPU{gap}, top leaf {}",
@@ -349,7 +396,11 @@ pub fn render(z: &Zoom, trace_url: &str) -> String {
     }
     match &z.queue {
         Some(q) => {
-            let _ = writeln!(out, "\nGlobal queue: max {} min {} over {} point(s)", q.max, q.min, q.points);
+            let _ = writeln!(
+                out,
+                "\nGlobal queue: max {} min {} over {} point(s)",
+                q.max, q.min, q.points
+            );
         }
         None => out.push_str("\nGlobal queue: no points in the window\n"),
     }

@@ -219,17 +219,20 @@ pub struct CpuHotspots {
     pub samples: u64,
     /// Top stacks by count (leaf-first frames).
     pub top_stacks: Vec<StackGroup>,
-    /// Call tree of application frames, outermost first; children by count.
-    pub tree: Vec<HotspotNode>,
+    /// Call tree of application frames, outermost caller first, flattened in
+    /// depth-first order (children by count, descending) so deep stacks stay
+    /// flat data.
+    pub tree: Vec<HotspotRow>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct HotspotNode {
+pub struct HotspotRow {
+    /// 0 for outermost callers.
+    pub depth: u32,
     pub name: String,
     pub count: u64,
     pub self_count: u64,
-    pub children: Vec<HotspotNode>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -438,20 +438,23 @@ fn hotspots(o: &mut Out, h: &CpuHotspots) {
         return;
     }
     o.line(format!("  {} CPU sample(s)\n", h.samples));
-    fn walk(o: &mut Out, nodes: &[HotspotNode], indent: usize, total: u64) {
-        for n in nodes {
-            let p = n.count as f64 / total as f64 * 100.0;
-            if p < 1.0 {
-                continue;
-            }
-            let self_str = if n.self_count > 0 { format!(" (self: {})", n.self_count) } else { String::new() };
-            let mut line = " ".repeat(indent);
-            let _ = write!(line, "{} samples ({}%) {}{self_str}", n.count, to_fixed(p, 1), n.name);
-            o.line(line);
-            walk(o, &n.children, indent + 2, total);
+    // Rows under 1% are skipped with their whole subtree, as the reference prints.
+    let mut skip_below: Option<u32> = None;
+    for row in &h.tree {
+        if skip_below.is_some_and(|d| row.depth > d) {
+            continue;
         }
+        skip_below = None;
+        let p = row.count as f64 / h.samples as f64 * 100.0;
+        if p < 1.0 {
+            skip_below = Some(row.depth);
+            continue;
+        }
+        let self_str = if row.self_count > 0 { format!(" (self: {})", row.self_count) } else { String::new() };
+        let mut line = " ".repeat(2 + 2 * row.depth as usize);
+        let _ = write!(line, "{} samples ({}%) {}{self_str}", row.count, to_fixed(p, 1), row.name);
+        o.line(line);
     }
-    walk(o, &h.tree, 2, h.samples);
 }
 
 fn memory(o: &mut Out, m: &Memory) {

@@ -15,7 +15,10 @@ pub fn read(rel: &str) -> Vec<u8> {
 }
 
 pub fn reference() -> Options {
-    Options { reference_compatible: true, ..Options::default() }
+    Options {
+        reference_compatible: true,
+        ..Options::default()
+    }
 }
 
 /// Analyzes fixture files (relative paths) together, in the given order.
@@ -44,8 +47,13 @@ pub const SINGLE_FILES: &[&str] = &[
     "rotation/trace.4.bin",
 ];
 
-pub const ROTATION: &[&str] =
-    &["rotation/trace.0.bin", "rotation/trace.1.bin", "rotation/trace.2.bin", "rotation/trace.3.bin", "rotation/trace.4.bin"];
+pub const ROTATION: &[&str] = &[
+    "rotation/trace.0.bin",
+    "rotation/trace.1.bin",
+    "rotation/trace.2.bin",
+    "rotation/trace.3.bin",
+    "rotation/trace.4.bin",
+];
 
 /// Keys (relative to the bucket) of every S3 object the reference could read.
 pub fn s3_reference_keys() -> Vec<String> {
@@ -55,7 +63,13 @@ pub fn s3_reference_keys() -> Vec<String> {
             if p.is_dir() {
                 walk(&p, root, out);
             } else if let Some(key) = p.to_string_lossy().strip_suffix(".report.txt") {
-                out.push(Path::new(key).strip_prefix(root).unwrap().to_string_lossy().into_owned());
+                out.push(
+                    Path::new(key)
+                        .strip_prefix(root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
             }
         }
     }
