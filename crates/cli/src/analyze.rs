@@ -2,11 +2,11 @@
 
 use crate::args::AnalyzeArgs;
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use d9lens_core::report::text;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn is_trace_name(name: &str) -> bool {
     name.ends_with(".bin") || name.ends_with(".bin.gz")
@@ -28,13 +28,16 @@ fn dir_traces(dir: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 fn base_name(p: &Path) -> String {
-    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    p.file_name()
+        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Analyzes files on one thread per core; each thread holds one decoded file at a time.
 fn analyze_all(files: &[PathBuf], opts: &Options) -> Vec<Result<FileOutcome, String>> {
     let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len().max(1));
     let results: Mutex<Vec<Option<Result<FileOutcome, String>>>> = Mutex::new(vec![None; files.len()]);
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -50,7 +53,12 @@ fn analyze_all(files: &[PathBuf], opts: &Options) -> Vec<Result<FileOutcome, Str
             });
         }
     });
-    results.into_inner().expect("threads joined").into_iter().map(|r| r.expect("every file analyzed")).collect()
+    results
+        .into_inner()
+        .expect("threads joined")
+        .into_iter()
+        .map(|r| r.expect("every file analyzed"))
+        .collect()
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
@@ -79,7 +87,12 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         let outcome = outcome?;
         if let Some(err) = outcome.error {
             failed = true;
-            eprintln!("d9lens: {}{}: {}", err.file, err.offset.map_or(String::new(), |o| format!(" @{o}")), err.message);
+            eprintln!(
+                "d9lens: {}{}: {}",
+                err.file,
+                err.offset.map_or(String::new(), |o| format!(" @{o}")),
+                err.message
+            );
             merger.add_error(err);
         }
         merger.add(outcome.partial);

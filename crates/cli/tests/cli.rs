@@ -8,7 +8,10 @@ fn fixtures() -> PathBuf {
 }
 
 fn d9lens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_d9lens")).args(args).output().expect("run d9lens")
+    Command::new(env!("CARGO_BIN_EXE_d9lens"))
+        .args(args)
+        .output()
+        .expect("run d9lens")
 }
 
 fn path(rel: &str) -> String {

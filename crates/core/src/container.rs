@@ -17,10 +17,17 @@ pub const TRACE_MAGIC: [u8; 4] = *b"TRC\0";
 pub enum ContainerError {
     Empty,
     /// Gzip data is damaged or cut short at this compressed-byte offset.
-    CorruptGzip { offset: u64, reason: String },
-    TooLarge { limit: usize },
+    CorruptGzip {
+        offset: u64,
+        reason: String,
+    },
+    TooLarge {
+        limit: usize,
+    },
     /// Neither gzip nor a dial9 trace; `magic` shows the first bytes.
-    NotATrace { magic: String },
+    NotATrace {
+        magic: String,
+    },
 }
 
 impl ContainerError {
@@ -41,10 +48,16 @@ impl fmt::Display for ContainerError {
                 write!(f, "corrupt or truncated gzip at compressed byte {offset}: {reason}")
             }
             ContainerError::TooLarge { limit } => {
-                write!(f, "refused: inflates to more than {limit} bytes (the size cap for one segment)")
+                write!(
+                    f,
+                    "refused: inflates to more than {limit} bytes (the size cap for one segment)"
+                )
             }
             ContainerError::NotATrace { magic } => {
-                write!(f, "not a dial9 trace: starts with {magic}, expected gzip (1f 8b) or TRC\\0")
+                write!(
+                    f,
+                    "not a dial9 trace: starts with {magic}, expected gzip (1f 8b) or TRC\\0"
+                )
             }
         }
     }
@@ -61,7 +74,12 @@ pub fn raw_trace(bytes: &[u8], max_inflated: usize) -> Result<Cow<'_, [u8]>, Con
     if bytes.starts_with(&TRACE_MAGIC) {
         return Ok(Cow::Borrowed(bytes));
     }
-    let magic = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
+    let magic = bytes
+        .iter()
+        .take(4)
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ");
     Err(ContainerError::NotATrace { magic })
 }
 
@@ -71,21 +89,31 @@ pub fn gunzip(bytes: &[u8], max_inflated: usize) -> Result<Vec<u8>, ContainerErr
     let mut pos = 0;
     while pos < bytes.len() {
         let member_start = out.len();
-        let body = pos + header_len(&bytes[pos..]).map_err(|reason| ContainerError::CorruptGzip {
-            offset: pos as u64,
-            reason: reason.into(),
-        })?;
+        let body = pos
+            + header_len(&bytes[pos..]).map_err(|reason| ContainerError::CorruptGzip {
+                offset: pos as u64,
+                reason: reason.into(),
+            })?;
         let consumed = inflate_member(&bytes[body..], &mut out, max_inflated).map_err(|e| match e {
             InflateError::TooLarge => ContainerError::TooLarge { limit: max_inflated },
-            InflateError::Corrupt(at, reason) => ContainerError::CorruptGzip { offset: (body + at) as u64, reason },
+            InflateError::Corrupt(at, reason) => ContainerError::CorruptGzip {
+                offset: (body + at) as u64,
+                reason,
+            },
         })?;
         let trailer = body + consumed;
         let Some(t) = bytes.get(trailer..trailer + 8) else {
-            return Err(ContainerError::CorruptGzip { offset: trailer as u64, reason: "missing gzip trailer".into() });
+            return Err(ContainerError::CorruptGzip {
+                offset: trailer as u64,
+                reason: "missing gzip trailer".into(),
+            });
         };
         let isize = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
         if isize != (out.len() - member_start) as u32 {
-            return Err(ContainerError::CorruptGzip { offset: trailer as u64, reason: "gzip size check failed".into() });
+            return Err(ContainerError::CorruptGzip {
+                offset: trailer as u64,
+                reason: "gzip size check failed".into(),
+            });
         }
         pos = trailer + 8;
         // Zero padding after the last member is tolerated, as gzip(1) does.
@@ -116,7 +144,10 @@ fn header_len(b: &[u8]) -> Result<usize, &'static str> {
     }
     for flag in [FNAME, FCOMMENT] {
         if flags & flag != 0 {
-            pos += 1 + b.get(pos..).and_then(|r| r.iter().position(|&c| c == 0)).ok_or("truncated gzip header")?;
+            pos += 1 + b
+                .get(pos..)
+                .and_then(|r| r.iter().position(|&c| c == 0))
+                .ok_or("truncated gzip header")?;
         }
     }
     if flags & FHCRC != 0 {
@@ -158,9 +189,17 @@ fn inflate_member(input: &[u8], out: &mut Vec<u8>, max: usize) -> Result<usize, 
             TINFLStatus::Done => return Ok(in_pos),
             TINFLStatus::HasMoreOutput => continue,
             TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
-                return Err(InflateError::Corrupt(in_pos, "gzip stream ends early (truncated file)".into()));
+                return Err(InflateError::Corrupt(
+                    in_pos,
+                    "gzip stream ends early (truncated file)".into(),
+                ));
             }
-            other => return Err(InflateError::Corrupt(in_pos, format!("invalid deflate data ({other:?})"))),
+            other => {
+                return Err(InflateError::Corrupt(
+                    in_pos,
+                    format!("invalid deflate data ({other:?})"),
+                ));
+            }
         }
     }
 }
@@ -191,7 +230,10 @@ mod tests {
         let big = gzip_member(&vec![0u8; 1 << 20]);
         assert_eq!(raw_trace(&big, 1000), Err(ContainerError::TooLarge { limit: 1000 }));
         let cut = &big[..big.len() / 2];
-        assert!(matches!(raw_trace(cut, 1 << 22), Err(ContainerError::CorruptGzip { .. })));
+        assert!(matches!(
+            raw_trace(cut, 1 << 22),
+            Err(ContainerError::CorruptGzip { .. })
+        ));
         assert!(matches!(raw_trace(b"<?xml", 10), Err(ContainerError::NotATrace { .. })));
         assert_eq!(raw_trace(b"", 10), Err(ContainerError::Empty));
     }

@@ -6,7 +6,13 @@
 /// JavaScript `Number.prototype.toFixed(digits)`.
 pub fn to_fixed(value: f64, digits: usize) -> String {
     if !value.is_finite() {
-        return if value.is_nan() { "NaN".into() } else if value > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if value.is_nan() {
+            "NaN".into()
+        } else if value > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     if value.abs() >= 1e21 {
         return format!("{value}");
@@ -54,7 +60,7 @@ pub fn grouped(value: i64) -> String {
         out.push('-');
     }
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -65,7 +65,11 @@ impl Histogram {
 
     /// How many recorded values exceed `value` (at bucket resolution).
     pub fn count_above(&self, value: u64) -> u64 {
-        self.buckets.range(lowest_equivalent(value.max(1))..).filter(|&(&low, _)| low > value).map(|(_, &c)| c).sum()
+        self.buckets
+            .range(lowest_equivalent(value.max(1))..)
+            .filter(|&(&low, _)| low > value)
+            .map(|(_, &c)| c)
+            .sum()
     }
 
     /// `percentile(p)` for 0 < p <= 100: the highest equivalent of the bucket

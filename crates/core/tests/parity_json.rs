@@ -124,7 +124,10 @@ fn check(rels: &[&str], reference_rel: &str, label: Option<&str>) -> Vec<String>
     let report = analyze(rels, &reference(), label);
     let mut expected = reference_json(reference_rel);
     // The reference's taskLifecycle counts active-task points; ours lists them (the report only needs the extremes).
-    expected["taskLifecycle"].as_object_mut().unwrap().retain(|k, _| k != "activeTaskSamples");
+    expected["taskLifecycle"]
+        .as_object_mut()
+        .unwrap()
+        .retain(|k, _| k != "activeTaskSamples");
     let mut errors = Vec::new();
     assert_matches(&expected, &as_reference(&report), reference_rel, &mut errors);
     errors
@@ -143,7 +146,11 @@ fn single_file_numbers_equal_the_reference_json() {
 fn s3_object_numbers_equal_the_reference_json() {
     let mut errors = Vec::new();
     for key in s3_reference_keys() {
-        errors.extend(check(&[&format!("s3-bucket/{key}")], &format!("s3-bucket.reference/{key}"), None));
+        errors.extend(check(
+            &[&format!("s3-bucket/{key}")],
+            &format!("s3-bucket.reference/{key}"),
+            None,
+        ));
     }
     assert!(errors.is_empty(), "{} mismatches:\n{}", errors.len(), errors.join("\n"));
 }

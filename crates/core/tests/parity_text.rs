@@ -10,7 +10,11 @@ fn assert_same(expected: &str, actual: &str, what: &str) {
         return;
     }
     let (e, a): (Vec<_>, Vec<_>) = (expected.lines().collect(), actual.lines().collect());
-    let first = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+    let first = e
+        .iter()
+        .zip(&a)
+        .position(|(x, y)| x != y)
+        .unwrap_or(e.len().min(a.len()));
     panic!(
         "{what}: first difference at line {} (expected {} lines, got {}):\n- {}\n+ {}",
         first + 1,
@@ -74,5 +78,8 @@ fn merge_order_does_not_change_the_report() {
     let mut reversed: Vec<&str> = ROTATION.to_vec();
     reversed.reverse();
     let backward = analyze(&reversed, &reference(), Some("r"));
-    assert_eq!(text::render(&forward, &reference()), text::render(&backward, &reference()));
+    assert_eq!(
+        text::render(&forward, &reference()),
+        text::render(&backward, &reference())
+    );
 }

@@ -19,13 +19,30 @@ fn blocking_trace_flags_its_sleeping_polls_and_the_sleep_itself() {
     let polls = find(&f, "long-poll");
     assert_eq!(polls.len(), 2, "{f:#?}");
     assert_eq!(polls[0].severity, Severity::Critical);
-    assert!(polls[0].message.starts_with("Poll of 50.3ms on worker 0 at 231.2ms (task 108"), "{}", polls[0].message);
+    assert!(
+        polls[0]
+            .message
+            .starts_with("Poll of 50.3ms on worker 0 at 231.2ms (task 108"),
+        "{}",
+        polls[0].message
+    );
     assert_eq!(polls[1].severity, Severity::Warning);
-    assert!(polls[1].message.contains("(35 total, worst 49.2ms)"), "{}", polls[1].message);
+    assert!(
+        polls[1].message.contains("(35 total, worst 49.2ms)"),
+        "{}",
+        polls[1].message
+    );
     let blocking = find(&f, "blocking-calls");
     assert_eq!(blocking.len(), 1);
-    assert!(blocking[0].message.starts_with("143 off-CPU samples inside polls"), "{}", blocking[0].message);
-    assert!(f.windows(2).all(|w| w[0].severity <= w[1].severity), "sorted by severity");
+    assert!(
+        blocking[0].message.starts_with("143 off-CPU samples inside polls"),
+        "{}",
+        blocking[0].message
+    );
+    assert!(
+        f.windows(2).all(|w| w[0].severity <= w[1].severity),
+        "sorted by severity"
+    );
     assert!(f.iter().all(|x| !x.fix.is_empty()), "every flag says what to do");
 }
 
@@ -40,7 +57,10 @@ fn demo_trace_flags_match_the_fixed_reference_scan() {
         "Poll of 32.3ms on worker 1 at 1.7ms (task 9, spawn: examples/metrics-service/src/main.rs:334:14)"
     );
     let imbalance = find(&f, "worker-imbalance");
-    assert_eq!(imbalance[0].message, "Worker poll imbalance: 837–49094 polls across workers (58.7x ratio)");
+    assert_eq!(
+        imbalance[0].message,
+        "Worker poll imbalance: 837–49094 polls across workers (58.7x ratio)"
+    );
     assert_eq!(imbalance[0].severity, Severity::Info);
     assert!(find(&f, "sched-delay").is_empty(), "worst delay 2.38ms stays under 5ms");
 }
@@ -48,7 +68,10 @@ fn demo_trace_flags_match_the_fixed_reference_scan() {
 #[test]
 fn healthy_trace_has_no_long_poll_flag_but_shows_its_preemption_delays() {
     let f = flags(&["healthy.bin"]);
-    assert!(find(&f, "long-poll").is_empty(), "worst poll 4.62ms is under 10ms: {f:#?}");
+    assert!(
+        find(&f, "long-poll").is_empty(),
+        "worst poll 4.62ms is under 10ms: {f:#?}"
+    );
     let delays = find(&f, "sched-delay");
     assert_eq!(delays.len(), 1);
     assert_eq!(delays[0].message, "3 scheduling delays > 5ms (worst: 5.5ms)");

@@ -39,13 +39,22 @@ pub fn compute(t: &Timelines) -> Vec<Delay> {
                 }
                 continue;
             }
-            let Some(wakes) = t.wakes_by_task.get(&p.task_id) else { continue };
-            let Some(wake) = wakes.partition_point(|w| w.ts <= p.start).checked_sub(1).map(|i| wakes[i]) else {
+            let Some(wakes) = t.wakes_by_task.get(&p.task_id) else {
+                continue;
+            };
+            let Some(wake) = wakes
+                .partition_point(|w| w.ts <= p.start)
+                .checked_sub(1)
+                .map(|i| wakes[i])
+            else {
                 continue;
             };
             let mut effective = wake.ts;
             let polls = &polls_by_task[&p.task_id];
-            if let Some(prev) = polls.partition_point(|q| q.0 <= wake.ts).checked_sub(1).map(|i| polls[i])
+            if let Some(prev) = polls
+                .partition_point(|q| q.0 <= wake.ts)
+                .checked_sub(1)
+                .map(|i| polls[i])
                 && prev.0 < p.start
                 && wake.ts <= prev.1
             {

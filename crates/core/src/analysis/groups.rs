@@ -25,7 +25,10 @@ impl Groups {
     pub fn from_chains<'a>(chains: impl Iterator<Item = &'a [u64]>, symbols: &SymbolTable) -> Groups {
         let mut g = Groups::default();
         for chain in chains {
-            g.add(StackGroup { count: 1, frames: symbols.symbolize(chain) });
+            g.add(StackGroup {
+                count: 1,
+                frames: symbols.symbolize(chain),
+            });
         }
         g
     }
@@ -49,7 +52,7 @@ impl Groups {
     /// Stably sorted by count, descending.
     pub fn sorted(&self) -> Vec<StackGroup> {
         let mut v: Vec<StackGroup> = self.0.values().cloned().collect();
-        v.sort_by(|a, b| b.count.cmp(&a.count));
+        v.sort_by_key(|a| std::cmp::Reverse(a.count));
         v
     }
 }

@@ -38,14 +38,21 @@ impl MemoryPartial {
         let freed: HashSet<(u64, u64)> = trace.frees.iter().map(|f| (f.addr, f.alloc_ts)).collect();
         // Per worker, PollStarts in file order (the reference does not re-sort them).
         let mut polls: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
-        for e in trace.events.iter().filter(|e| e.kind == RuntimeKind::PollStart && e.task_id != 0) {
+        for e in trace
+            .events
+            .iter()
+            .filter(|e| e.kind == RuntimeKind::PollStart && e.task_id != 0)
+        {
             polls.entry(e.worker).or_default().push((e.ts, e.task_id));
         }
         let mut m = MemoryPartial {
             frees: trace.frees.len() as u64,
             dropped_allocs: trace.dropped_allocs,
             dropped_frees: trace.dropped_frees,
-            trace_sample_rate: trace.metadata.get("memory.sample_rate_bytes").and_then(|v| v.parse().ok()),
+            trace_sample_rate: trace
+                .metadata
+                .get("memory.sample_rate_bytes")
+                .and_then(|v| v.parse().ok()),
             ..MemoryPartial::default()
         };
         for a in &trace.allocs {
@@ -54,15 +61,29 @@ impl MemoryPartial {
                 Some(i) => i,
                 None => m.sites.insert_full(key, trace.symbols.symbolize(&a.callchain)).0,
             } as u32;
-            let task = trace.tid_to_worker.get(&a.tid).and_then(|w| polls.get(w)).and_then(|p| {
-                let i = p.partition_point(|&(start, _)| start <= a.ts).checked_sub(1)?;
-                Some(p[i].1)
-            });
+            let task = trace
+                .tid_to_worker
+                .get(&a.tid)
+                .and_then(|w| polls.get(w))
+                .and_then(|p| {
+                    let i = p.partition_point(|&(start, _)| start <= a.ts).checked_sub(1)?;
+                    Some(p[i].1)
+                });
             let unfreed = (!freed.contains(&(a.addr, a.ts))).then_some((a.addr, a.ts));
-            m.samples.push(Sample { size: a.size, site, task, unfreed });
+            m.samples.push(Sample {
+                size: a.size,
+                site,
+                task,
+                unfreed,
+            });
         }
         let sampled: HashSet<(u64, u64)> = trace.allocs.iter().map(|a| (a.addr, a.ts)).collect();
-        m.orphan_frees = trace.frees.iter().map(|f| (f.addr, f.alloc_ts)).filter(|k| !sampled.contains(k)).collect();
+        m.orphan_frees = trace
+            .frees
+            .iter()
+            .map(|f| (f.addr, f.alloc_ts))
+            .filter(|k| !sampled.contains(k))
+            .collect();
         m
     }
 
@@ -75,7 +96,10 @@ impl MemoryPartial {
                 None => self.sites.insert_full(k.clone(), frames.clone()).0 as u32,
             })
             .collect();
-        self.samples.extend(other.samples.iter().map(|s| Sample { site: offset[s.site as usize], ..s.clone() }));
+        self.samples.extend(other.samples.iter().map(|s| Sample {
+            site: offset[s.site as usize],
+            ..s.clone()
+        }));
         self.frees += other.frees;
         self.orphan_frees.extend(&other.orphan_frees);
         self.dropped_allocs += other.dropped_allocs;
@@ -93,7 +117,11 @@ impl MemoryPartial {
                 return 0.0;
             }
             let ratio = s as f64 / rate as f64;
-            if ratio > 50.0 { s as f64 } else { s as f64 / (1.0 - (-ratio).exp()) }
+            if ratio > 50.0 {
+                s as f64
+            } else {
+                s as f64 / (1.0 - (-ratio).exp())
+            }
         };
         let mut sites: BTreeMap<u32, AllocSite> = BTreeMap::new();
         let mut tasks: IndexMap<u64, TaskAlloc> = IndexMap::new();
@@ -116,7 +144,10 @@ impl MemoryPartial {
             site.total_bytes += s.size;
             site.estimated_bytes += w;
             if let Some(task) = s.task {
-                let t = tasks.entry(task).or_insert_with(|| TaskAlloc { task_id: task, ..TaskAlloc::default() });
+                let t = tasks.entry(task).or_insert_with(|| TaskAlloc {
+                    task_id: task,
+                    ..TaskAlloc::default()
+                });
                 t.count += 1;
                 t.sampled_bytes += s.size;
                 t.estimated_bytes += w;

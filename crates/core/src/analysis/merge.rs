@@ -22,7 +22,10 @@ pub struct Merger {
 
 impl Merger {
     pub fn new(opts: Options) -> Self {
-        Self { opts, ..Self::default() }
+        Self {
+            opts,
+            ..Self::default()
+        }
     }
 
     /// The summary title for several files (the reference prints `N files in DIR`).
@@ -163,7 +166,8 @@ impl Acc {
             self.delay_hist.get_or_insert_with(Histogram::default);
         }
         self.active_tasks.extend(&p.active_tasks);
-        self.task_spawn_locs.extend(p.task_spawn_locs.iter().map(|(k, v)| (*k, v.clone())));
+        self.task_spawn_locs
+            .extend(p.task_spawn_locs.iter().map(|(k, v)| (*k, v.clone())));
         self.task_spawn_times.extend(&p.task_spawn_times);
         self.task_terminate_times.extend(&p.task_terminate_times);
         self.cpu_groups.merge(&p.cpu_groups);
@@ -230,7 +234,11 @@ impl Acc {
         } else {
             self.memory.trace_sample_rate.unwrap_or(REFERENCE_SAMPLE_RATE)
         };
-        let memory = if compat_dir { None } else { self.memory.finish(rate, spawn_loc) };
+        let memory = if compat_dir {
+            None
+        } else {
+            self.memory.finish(rate, spawn_loc)
+        };
         let workers: Vec<WorkerUtilization> = self
             .workers
             .iter()
@@ -257,7 +265,7 @@ impl Acc {
         let kernel_wait = self.kernel_waits();
         let mut sched_wait_workers: Vec<KernelWait> =
             kernel_wait.iter().filter(|k| k.count_over_1ms > 0).cloned().collect();
-        sched_wait_workers.sort_by(|a, b| b.max_ns.cmp(&a.max_ns));
+        sched_wait_workers.sort_by_key(|a| std::cmp::Reverse(a.max_ns));
         let hist_stats = |name: &String, h: &Histogram| DurationStats {
             name: name.clone(),
             count: h.count(),
@@ -267,12 +275,17 @@ impl Acc {
             min_ns: h.min(),
         };
         let mut poll_by_spawn: Vec<DurationStats> = self.poll_durations.iter().map(|(k, h)| hist_stats(k, h)).collect();
-        poll_by_spawn.sort_by(|a, b| b.max_ns.cmp(&a.max_ns));
+        poll_by_spawn.sort_by_key(|a| std::cmp::Reverse(a.max_ns));
         let mut spans: Vec<DurationStats> = self.span_stats.iter().map(|(k, h)| hist_stats(k, h)).collect();
-        spans.sort_by(|a, b| b.count.cmp(&a.count));
+        spans.sort_by_key(|a| std::cmp::Reverse(a.count));
         let cpu_groups = self.cpu_groups.sorted();
         Report {
-            setup: setup::diagnose(&self.setup, self.on_cpu, self.cpu_sample_count - self.on_cpu, self.task_spawn_count),
+            setup: setup::diagnose(
+                &self.setup,
+                self.on_cpu,
+                self.cpu_sample_count - self.on_cpu,
+                self.task_spawn_count,
+            ),
             summary: Summary {
                 duration_ms: duration_ns as f64 / 1e6,
                 min_ts: self.min_ts,
@@ -285,7 +298,14 @@ impl Acc {
                 off_cpu_sample_count: self.off_cpu,
                 task_spawn_count: self.task_spawn_count,
                 task_alive_at_end: self.task_alive_at_end,
-                runtimes: self.runtimes.iter().map(|(n, w)| RuntimeWorkers { name: n.clone(), workers: w.clone() }).collect(),
+                runtimes: self
+                    .runtimes
+                    .iter()
+                    .map(|(n, w)| RuntimeWorkers {
+                        name: n.clone(),
+                        workers: w.clone(),
+                    })
+                    .collect(),
             },
             workers,
             long_polls: LongPolls {
@@ -334,15 +354,25 @@ impl Acc {
                 in_poll: self.in_poll,
                 idle_park: self.idle,
                 in_poll_by_location: {
-                    let mut v: Vec<LocationCount> =
-                        self.in_poll_by_loc.iter().map(|(l, &c)| LocationCount { loc: l.clone(), count: c }).collect();
-                    v.sort_by(|a, b| b.count.cmp(&a.count));
+                    let mut v: Vec<LocationCount> = self
+                        .in_poll_by_loc
+                        .iter()
+                        .map(|(l, &c)| LocationCount {
+                            loc: l.clone(),
+                            count: c,
+                        })
+                        .collect();
+                    v.sort_by_key(|a| std::cmp::Reverse(a.count));
                     v
                 },
                 in_poll_stacks: self.in_poll_groups.sorted(),
                 sched_wait_workers,
             },
-            cpu_hotspots: CpuHotspots { samples: self.on_cpu, tree: hotspot_tree(&cpu_groups), top_stacks: cpu_groups },
+            cpu_hotspots: CpuHotspots {
+                samples: self.on_cpu,
+                tree: hotspot_tree(&cpu_groups),
+                top_stacks: cpu_groups,
+            },
             queue: QueueDepth {
                 global_max: (self.queue_count > 0).then_some(self.queue_max),
                 global_avg: (self.queue_count > 0).then(|| self.queue_sum as f64 / self.queue_count as f64),
@@ -362,10 +392,15 @@ fn lifecycle(acc: &Acc) -> Lifecycle {
     let count_by = |locs: &mut dyn Iterator<Item = &Option<String>>| {
         let mut counts: IndexMap<String, u64> = IndexMap::new();
         for loc in locs {
-            *counts.entry(loc.clone().unwrap_or_else(|| "(unknown)".into())).or_default() += 1;
+            *counts
+                .entry(loc.clone().unwrap_or_else(|| "(unknown)".into()))
+                .or_default() += 1;
         }
-        let mut v: Vec<LocationCount> = counts.into_iter().map(|(loc, count)| LocationCount { loc, count }).collect();
-        v.sort_by(|a, b| b.count.cmp(&a.count));
+        let mut v: Vec<LocationCount> = counts
+            .into_iter()
+            .map(|(loc, count)| LocationCount { loc, count })
+            .collect();
+        v.sort_by_key(|a| std::cmp::Reverse(a.count));
         v
     };
     let samples = &acc.active_tasks;
@@ -401,16 +436,25 @@ fn hotspot_tree(groups: &[StackGroup]) -> Vec<HotspotRow> {
     }
     fn flatten(children: IndexMap<String, Node>, depth: u32, out: &mut Vec<HotspotRow>) {
         let mut v: Vec<(String, Node)> = children.into_iter().collect();
-        v.sort_by(|a, b| b.1.count.cmp(&a.1.count));
+        v.sort_by_key(|a| std::cmp::Reverse(a.1.count));
         for (name, n) in v {
-            out.push(HotspotRow { depth, name, count: n.count, self_count: n.self_count });
+            out.push(HotspotRow {
+                depth,
+                name,
+                count: n.count,
+                self_count: n.self_count,
+            });
             flatten(n.children, depth + 1, out);
         }
     }
     let mut root = Node::default();
     for g in groups {
         let d = diagnose_stack(&g.frames);
-        let app: Vec<String> = d.app_frames.iter().map(|f| format_frame(&f.symbol, f.location.as_deref())).collect();
+        let app: Vec<String> = d
+            .app_frames
+            .iter()
+            .map(|f| format_frame(&f.symbol, f.location.as_deref()))
+            .collect();
         let mut node = &mut root;
         for (i, name) in app.iter().enumerate().rev() {
             node = node.children.entry(name.clone()).or_default();

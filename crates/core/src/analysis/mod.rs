@@ -22,7 +22,9 @@ pub fn sample_evenly<T: Clone>(items: &[T], n: usize) -> Vec<T> {
         return items.to_vec();
     }
     let step = items.len() as f64 / n as f64;
-    (0..n).map(|i| items[(i as f64 * step).floor() as usize].clone()).collect()
+    (0..n)
+        .map(|i| items[(i as f64 * step).floor() as usize].clone())
+        .collect()
 }
 
 pub mod diagnose;

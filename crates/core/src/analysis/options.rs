@@ -12,6 +12,9 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { reference_compatible: false, max_inflated_bytes: crate::container::DEFAULT_MAX_INFLATED_BYTES }
+        Self {
+            reference_compatible: false,
+            max_inflated_bytes: crate::container::DEFAULT_MAX_INFLATED_BYTES,
+        }
     }
 }

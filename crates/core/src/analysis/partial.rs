@@ -124,23 +124,45 @@ pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
     let raw = match container::raw_trace(bytes, opts.max_inflated_bytes) {
         Ok(raw) => raw,
         Err(e) => {
-            let error = FileError { file: name.to_string(), offset: e.offset(), message: e.to_string() };
-            let partial = Partial { file: name.to_string(), ..Partial::default() };
-            return FileOutcome { partial, error: Some(error), raw_bytes: 0, events: 0 };
+            let error = FileError {
+                file: name.to_string(),
+                offset: e.offset(),
+                message: e.to_string(),
+            };
+            let partial = Partial {
+                file: name.to_string(),
+                ..Partial::default()
+            };
+            return FileOutcome {
+                partial,
+                error: Some(error),
+                raw_bytes: 0,
+                events: 0,
+            };
         }
     };
     let (trace, failure) = trace::parse_trace(&raw);
     let error = failure.map(|f| FileError {
         file: name.to_string(),
         offset: Some(f.offset),
-        message: format!("trace decoding stopped at byte {}: {}; events before it are analyzed", f.offset, f.message),
+        message: format!(
+            "trace decoding stopped at byte {}: {}; events before it are analyzed",
+            f.offset, f.message
+        ),
     });
     let events = trace.events.len() as u64;
-    FileOutcome { partial: Partial::from_trace(name, &trace), error, raw_bytes: raw.len() as u64, events }
+    FileOutcome {
+        partial: Partial::from_trace(name, &trace),
+        error,
+        raw_bytes: raw.len() as u64,
+        events,
+    }
 }
 
 fn frames_of(trace: &ParsedTrace, idx: &[usize]) -> Vec<Vec<Frame>> {
-    idx.iter().map(|&i| trace.symbols.symbolize(&trace.samples[i].callchain)).collect()
+    idx.iter()
+        .map(|&i| trace.symbols.symbolize(&trace.samples[i].callchain))
+        .collect()
 }
 
 impl Partial {
@@ -224,7 +246,9 @@ impl Partial {
         }
         for d in delays::compute(&tl) {
             p.delay_total += 1;
-            p.delay_hist.get_or_insert_with(Histogram::default).record(d.delay.max(1));
+            p.delay_hist
+                .get_or_insert_with(Histogram::default)
+                .record(d.delay.max(1));
             p.flags.delays_over_5ms += u64::from(d.delay > 5_000_000);
             if d.delay > 1_000_000 {
                 p.delay_high += 1;
@@ -238,7 +262,13 @@ impl Partial {
             }
         }
         keep_worst(&mut p.delay_worst, |d| d.delay);
-        let chains = |source: u64| trace.samples.iter().filter(move |s| s.source == source).map(|s| &s.callchain[..]);
+        let chains = |source: u64| {
+            trace
+                .samples
+                .iter()
+                .filter(move |s| s.source == source)
+                .map(|s| &s.callchain[..])
+        };
         p.cpu_groups = Groups::from_chains(chains(SOURCE_ON_CPU), &trace.symbols);
         p.sched_groups = Groups::from_chains(chains(SOURCE_OFF_CPU), &trace.symbols);
         let mut in_poll_chains = Vec::new();
@@ -262,7 +292,10 @@ impl Partial {
         p.flags.busy_polls = busy_polls(&spans.spans, &tl);
         p.flags.unmatched_spans = spans.unmatched.into_iter().collect();
         for span in spans.spans {
-            p.span_stats.entry(span.name).or_default().record((span.end - span.start).max(1));
+            p.span_stats
+                .entry(span.name)
+                .or_default()
+                .record((span.end - span.start).max(1));
         }
         p
     }
@@ -276,8 +309,12 @@ pub fn keep_worst<T>(v: &mut Vec<T>, key: impl Fn(&T) -> u64) {
 
 fn symbolize_long_polls(polls: &mut [LongPollRec], tl: &workers::Timelines, trace: &ParsedTrace) {
     for lp in polls {
-        let Some(polls) = tl.workers.get(&lp.worker).map(|w| &w.polls) else { continue };
-        let Some(poll) = polls.get(polls.partition_point(|p| p.start < lp.start)) else { continue };
+        let Some(polls) = tl.workers.get(&lp.worker).map(|w| &w.polls) else {
+            continue;
+        };
+        let Some(poll) = polls.get(polls.partition_point(|p| p.start < lp.start)) else {
+            continue;
+        };
         lp.sched_samples = frames_of(trace, &poll.sched_samples);
         lp.cpu_samples = frames_of(trace, &poll.cpu_samples);
     }
@@ -311,7 +348,10 @@ fn busy_polls(spans: &[trace::Span], tl: &workers::Timelines) -> Vec<BusyPoll> {
     let mut polls_by_task: std::collections::HashMap<u64, Vec<(u64, u64, u64)>> = Default::default();
     for (&w, wt) in &tl.workers {
         for poll in wt.polls.iter().filter(|p| p.task_id != 0) {
-            polls_by_task.entry(poll.task_id).or_default().push((poll.start, poll.end, w));
+            polls_by_task
+                .entry(poll.task_id)
+                .or_default()
+                .push((poll.start, poll.end, w));
         }
     }
     for v in polls_by_task.values_mut() {
@@ -319,11 +359,15 @@ fn busy_polls(spans: &[trace::Span], tl: &workers::Timelines) -> Vec<BusyPoll> {
     }
     let mut counts: std::collections::HashMap<(u64, u64, u64), u64> = Default::default();
     for span in spans {
-        let Some(polls) = span.task_id.and_then(|t| polls_by_task.get(&t).map(|p| (t, p))) else { continue };
+        let Some(polls) = span.task_id.and_then(|t| polls_by_task.get(&t).map(|p| (t, p))) else {
+            continue;
+        };
         let mut seen = None;
         for seg in &span.segments {
             let i = polls.1.partition_point(|p| p.0 <= seg.0);
-            let Some(&(start, end, w)) = i.checked_sub(1).map(|i| &polls.1[i]) else { continue };
+            let Some(&(start, end, w)) = i.checked_sub(1).map(|i| &polls.1[i]) else {
+                continue;
+            };
             if seg.1 <= end && seen != Some(start) {
                 seen = Some(start);
                 *counts.entry((polls.0, start, w)).or_default() += 1;
@@ -334,8 +378,16 @@ fn busy_polls(spans: &[trace::Span], tl: &workers::Timelines) -> Vec<BusyPoll> {
         .into_iter()
         .filter(|&(_, n)| n > MANY_SPANS)
         .filter_map(|((task_id, start, worker), spans)| {
-            let poll = tl.workers[&worker].polls.iter().find(|p| p.start == start && p.task_id == task_id)?;
-            Some(BusyPoll { dur: poll.end - poll.start, worker, task_id, spans })
+            let poll = tl.workers[&worker]
+                .polls
+                .iter()
+                .find(|p| p.start == start && p.task_id == task_id)?;
+            Some(BusyPoll {
+                dur: poll.end - poll.start,
+                worker,
+                task_id,
+                spans,
+            })
         })
         .collect();
     out.sort_by(|a, b| b.spans.cmp(&a.spans).then(a.task_id.cmp(&b.task_id)));

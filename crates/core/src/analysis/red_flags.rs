@@ -58,7 +58,12 @@ impl FlagCounts {
 }
 
 fn flag(severity: Severity, check: &str, message: String, fix: &str) -> Finding {
-    Finding { severity, check: check.into(), message, fix: fix.into() }
+    Finding {
+        severity,
+        check: check.into(),
+        message,
+        fix: fix.into(),
+    }
 }
 
 /// Findings sorted critical → warning → info (stable within a severity).
@@ -77,7 +82,12 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
     }
     for (sev, lo, hi, count) in [
         (Severity::Critical, 50_000_000, u64::MAX, f.polls_over_50ms),
-        (Severity::Warning, 10_000_000, 50_000_000, f.polls_over_10ms - f.polls_over_50ms),
+        (
+            Severity::Warning,
+            10_000_000,
+            50_000_000,
+            f.polls_over_10ms - f.polls_over_50ms,
+        ),
     ] {
         if count == 0 {
             continue;
@@ -98,8 +108,14 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
             })
             .collect();
         if count > 5 {
-            let worst = tier.first().map_or(String::new(), |p| format!(", worst {}ms", ms(p.dur)));
-            lines.push(format!("... and {} more poll(s) over {}ms ({count} total{worst})", count - 5, lo / 1_000_000));
+            let worst = tier
+                .first()
+                .map_or(String::new(), |p| format!(", worst {}ms", ms(p.dur)));
+            lines.push(format!(
+                "... and {} more poll(s) over {}ms ({count} total{worst})",
+                count - 5,
+                lo / 1_000_000
+            ));
         }
         out.push(flag(
             sev,
@@ -134,7 +150,9 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
         let d = crate::frames::diagnose_stack(&top.frames);
         let text = |f: &crate::report::Frame| crate::frames::format_frame(&f.symbol, f.location.as_deref());
         let leaf = top.frames.first().map_or("(unknown)".into(), text);
-        let from = d.trigger.map_or(String::new(), |t| format!(", called from {}", text(t)));
+        let from = d
+            .trigger
+            .map_or(String::new(), |t| format!(", called from {}", text(t)));
         out.push(flag(
             Severity::Warning,
             "blocking-calls",
@@ -184,15 +202,24 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
     for k in acc.kernel_waits() {
         if k.count_over_1ms > 0 {
             out.push(flag(
-                if k.max_ns > 10_000_000 { Severity::Warning } else { Severity::Info },
+                if k.max_ns > 10_000_000 {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                },
                 "kernel-sched-wait",
-                format!("Worker {}: {} wake-ups waited > 1ms in the kernel run queue (worst {})", k.worker, k.count_over_1ms, fmt_dur(k.max_ns as f64)),
+                format!(
+                    "Worker {}: {} wake-ups waited > 1ms in the kernel run queue (worst {})",
+                    k.worker,
+                    k.count_over_1ms,
+                    fmt_dur(k.max_ns as f64)
+                ),
                 "The worker was runnable but not running: the machine is short of CPU at those moments.",
             ));
         }
     }
     let mut busy = f.busy_polls.clone();
-    busy.sort_by(|a, b| b.spans.cmp(&a.spans));
+    busy.sort_by_key(|a| std::cmp::Reverse(a.spans));
     if let Some(top) = busy.first() {
         out.push(flag(
             Severity::Warning,

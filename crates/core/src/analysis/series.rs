@@ -41,5 +41,10 @@ pub fn global_queue(trace: &ParsedTrace) -> Vec<(u64, u64)> {
     if !trace.runtime_metrics.is_empty() {
         return per_cycle(trace.runtime_metrics.iter().map(|s| (s.ts, s.global_queue)));
     }
-    trace.events.iter().filter(|e| e.kind == RuntimeKind::QueueSample).map(|e| (e.ts, e.global_queue)).collect()
+    trace
+        .events
+        .iter()
+        .filter(|e| e.kind == RuntimeKind::QueueSample)
+        .map(|e| (e.ts, e.global_queue))
+        .collect()
 }

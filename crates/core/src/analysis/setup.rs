@@ -9,7 +9,12 @@ use crate::report::{Finding, SetupDiagnostic, Severity};
 const RUSTFLAGS: &str = "[build]\nrustflags = [\"--cfg\", \"tokio_unstable\", \"-C\", \"force-frame-pointers=yes\"]";
 
 fn finding(severity: Severity, check: &str, message: String, fix: String) -> Finding {
-    Finding { severity, check: check.into(), message, fix }
+    Finding {
+        severity,
+        check: check.into(),
+        message,
+        fix,
+    }
 }
 
 pub fn diagnose(s: &SetupPartial, on_cpu: u64, off_cpu: u64, spawns: u64) -> SetupDiagnostic {

@@ -68,12 +68,13 @@ pub fn worker_ids(trace: &ParsedTrace) -> Vec<u64> {
 
 pub fn build(trace: &ParsedTrace, ids: &[u64], max_ts: u64) -> Timelines {
     let mut per_worker: BTreeMap<u64, Vec<&RuntimeEvent>> = ids.iter().map(|&w| (w, Vec::new())).collect();
-    let mut t = Timelines { max_local_queue: 1, ..Timelines::default() };
+    let mut t = Timelines {
+        max_local_queue: 1,
+        ..Timelines::default()
+    };
     for e in &trace.events {
         match e.kind {
-            RuntimeKind::Wake => {
-                t.wakes_by_task.entry(e.woken_task).or_default().push(Wake { ts: e.ts })
-            }
+            RuntimeKind::Wake => t.wakes_by_task.entry(e.woken_task).or_default().push(Wake { ts: e.ts }),
             RuntimeKind::QueueSample => {}
             _ => per_worker.entry(e.worker).or_default().push(e),
         }
@@ -139,14 +140,26 @@ fn walk_worker(
                     && !crosses_gap(start, e.ts)
                 {
                     let wall = e.ts.saturating_sub(start);
-                    let ratio = if wall == 0 { 1.0 } else { ((e.cpu_time as f64 - cpu as f64) / wall as f64).min(1.0) };
-                    tl.actives.push(Active { start, end: e.ts, ratio });
+                    let ratio = if wall == 0 {
+                        1.0
+                    } else {
+                        ((e.cpu_time as f64 - cpu as f64) / wall as f64).min(1.0)
+                    };
+                    tl.actives.push(Active {
+                        start,
+                        end: e.ts,
+                        ratio,
+                    });
                 }
             }
             RuntimeKind::Unpark => {
                 open_poll = None;
                 if let Some(start) = open_park.take() {
-                    tl.parks.push(Park { start, end: e.ts, sched_wait: e.sched_wait });
+                    tl.parks.push(Park {
+                        start,
+                        end: e.ts,
+                        sched_wait: e.sched_wait,
+                    });
                 }
                 open_unpark = Some((e.ts, e.cpu_time));
             }
@@ -154,7 +167,11 @@ fn walk_worker(
         }
     }
     if let Some(start) = open_park {
-        tl.parks.push(Park { start, end: max_ts, sched_wait: None });
+        tl.parks.push(Park {
+            start,
+            end: max_ts,
+            sched_wait: None,
+        });
     }
     tl
 }

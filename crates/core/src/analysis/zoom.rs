@@ -10,11 +10,10 @@ use super::diagnose::{HzSource, SampleIndex, all_polls, sampling_hz, strip_regis
 use super::{series, workers};
 use crate::fmt::to_fixed;
 use crate::frames::format_frame;
-use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, SpanEvent};
+use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, build_spans};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// Polls longer than this get the `*` marker and their sample counts.
@@ -246,53 +245,6 @@ fn queue(trace: &ParsedTrace, lo: f64, hi: f64) -> Option<QueueRange> {
     })
 }
 
-/// Enter→exit segments of spans, each with the task its enter event named.
-struct Segment<'a> {
-    name: &'a str,
-    task: Option<u64>,
-    start: u64,
-    end: u64,
-}
-
-/// Pairs enters and exits by span id in time order, as `build_spans` does, but keeps segments apart.
-fn segments(trace: &ParsedTrace) -> Vec<Segment<'_>> {
-    let mut order: Vec<_> = trace.span_events.iter().collect();
-    order.sort_by_key(|e| e.ts);
-    let mut names: HashMap<u64, &str> = HashMap::new();
-    let mut open: HashMap<u64, (u64, Option<u64>)> = HashMap::new();
-    let mut out = Vec::new();
-    for e in order {
-        match &e.event {
-            SpanEvent::Enter { span_id, name, task_id } => {
-                if open.contains_key(span_id) {
-                    continue;
-                }
-                open.insert(*span_id, (e.ts, *task_id));
-                let name = name.as_deref().filter(|n| !n.is_empty()).unwrap_or("unknown");
-                names.entry(*span_id).or_insert(name);
-            }
-            SpanEvent::Exit { span_id, .. } => {
-                if let Some((start, task)) = open.remove(span_id) {
-                    let name = names.get(span_id).copied().unwrap_or("unknown");
-                    out.push(Segment {
-                        name,
-                        task,
-                        start,
-                        end: e.ts,
-                    });
-                }
-            }
-            SpanEvent::Close { span_id } => {
-                open.remove(span_id);
-                names.remove(span_id);
-            }
-            // Single-event spans carry no task id here: they cannot be placed in a poll.
-            SpanEvent::Single { .. } => {}
-        }
-    }
-    out
-}
-
 fn longest(trace: &ParsedTrace, polls: &[(u64, &workers::Poll)], lo: f64) -> Option<LongestPoll> {
     let (worker, p) = polls.iter().filter(|(_, p)| p.end - p.start > LONG_POLL_NS).fold(
         None::<&(u64, &workers::Poll)>,
@@ -301,10 +253,17 @@ fn longest(trace: &ParsedTrace, polls: &[(u64, &workers::Poll)], lo: f64) -> Opt
             _ => Some(c),
         },
     )?;
+    // Single-event spans carry no task id: they cannot be placed in a poll.
+    let all = build_spans(&trace.span_events);
     let mut spans: IndexMap<&str, usize> = IndexMap::new();
-    for s in segments(trace) {
-        if s.task == Some(p.task_id) && s.start >= p.start && s.end <= p.end {
-            *spans.entry(s.name).or_default() += 1;
+    for span in all.spans.iter().filter(|s| s.task_id == Some(p.task_id)) {
+        let inside = span
+            .segments
+            .iter()
+            .filter(|seg| seg.0 >= p.start && seg.1 <= p.end)
+            .count();
+        if inside > 0 {
+            *spans.entry(span.name.as_str()).or_default() += inside;
         }
     }
     Some(LongestPoll {

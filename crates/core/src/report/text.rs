@@ -60,7 +60,12 @@ fn red_flags(o: &mut Out, r: &Report) {
     }
     for f in &r.red_flags {
         let mut lines = f.message.lines();
-        o.line(format!("  {} [{}] {}", icon(f.severity), f.check, lines.next().unwrap_or_default()));
+        o.line(format!(
+            "  {} [{}] {}",
+            icon(f.severity),
+            f.check,
+            lines.next().unwrap_or_default()
+        ));
         for l in lines {
             o.line(format!("      {l}"));
         }
@@ -77,10 +82,19 @@ fn red_flags(o: &mut Out, r: &Report) {
 
 fn setup(o: &mut Out, s: &SetupDiagnostic) {
     o.major("DIAL9 SETUP DIAGNOSTIC");
-    o.line(format!("CPU samples: {} on-CPU, {} off-CPU", s.on_cpu_samples, s.off_cpu_samples));
-    o.line(format!("Tasks spawned: {}, Wake events: {}, Task polls: {}", s.tasks_spawned, s.wake_events, s.task_polls));
+    o.line(format!(
+        "CPU samples: {} on-CPU, {} off-CPU",
+        s.on_cpu_samples, s.off_cpu_samples
+    ));
+    o.line(format!(
+        "Tasks spawned: {}, Wake events: {}, Task polls: {}",
+        s.tasks_spawned, s.wake_events, s.task_polls
+    ));
     o.line(format!("Worker unparks: {}", s.worker_unparks));
-    o.line(format!("Symbols: {} resolved ({} with source locations)", s.symbols, s.symbols_with_location));
+    o.line(format!(
+        "Symbols: {} resolved ({} with source locations)",
+        s.symbols, s.symbols_with_location
+    ));
     o.line("");
     if s.issues.is_empty() {
         o.line("✅ No setup issues detected");
@@ -109,7 +123,11 @@ fn elide<T>(frames: &[T]) -> (Vec<&T>, Option<usize>, Vec<&T>) {
     if frames.len() <= 8 {
         (frames.iter().collect(), None, Vec::new())
     } else {
-        (frames[..3].iter().collect(), Some(frames.len() - 6), frames[frames.len() - 3..].iter().collect())
+        (
+            frames[..3].iter().collect(),
+            Some(frames.len() - 6),
+            frames[frames.len() - 3..].iter().collect(),
+        )
     }
 }
 
@@ -158,7 +176,10 @@ fn summary(o: &mut Out, r: &Report, improved: bool) {
     } else {
         let worst = lp.worst.first().map_or("n/a".into(), |p| fmt_dur(p.dur_ns as f64));
         o.line(format!("  Found {} long poll(s) — worst {worst}", lp.count));
-        o.line(format!("  Showing the worst {}, ranked by duration\n", lp.worst.len().min(10)));
+        o.line(format!(
+            "  Showing the worst {}, ranked by duration\n",
+            lp.worst.len().min(10)
+        ));
         for p in lp.worst.iter().take(10) {
             long_poll(o, p, min_ts, improved);
         }
@@ -224,7 +245,11 @@ fn summary(o: &mut Out, r: &Report, improved: bool) {
     let q = &r.queue;
     match (q.global_max, q.global_avg) {
         (Some(max), Some(avg)) => {
-            o.line(format!("  Global queue: max={max}, avg={}, samples={}", to_fixed(avg, 1), q.samples));
+            o.line(format!(
+                "  Global queue: max={max}, avg={}, samples={}",
+                to_fixed(avg, 1),
+                q.samples
+            ));
             if max > 100 {
                 o.line("  ⚠ High queue depth — runtime may be overloaded");
             }
@@ -267,16 +292,27 @@ fn summary(o: &mut Out, r: &Report, improved: bool) {
 }
 
 fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
-    let file = if p.file.is_empty() { String::new() } else { format!(" [{}]", p.file) };
+    let file = if p.file.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", p.file)
+    };
     o.line(format!(
         "  ▸ {} on worker {} at {}{file}",
         fmt_dur(p.dur_ns as f64),
         p.worker,
         fmt_dur((p.start_ns as i64 - min_ts) as f64)
     ));
-    o.line(format!("    Task {}, spawn: {}", p.task_id, p.spawn_loc.as_deref().unwrap_or("(unknown)")));
+    o.line(format!(
+        "    Task {}, spawn: {}",
+        p.task_id,
+        p.spawn_loc.as_deref().unwrap_or("(unknown)")
+    ));
     if !p.sched_samples.is_empty() {
-        o.line(format!("    {} scheduling sample(s) — blocking call stacks:", p.sched_samples.len()));
+        o.line(format!(
+            "    {} scheduling sample(s) — blocking call stacks:",
+            p.sched_samples.len()
+        ));
         // Improved mode prints each distinct stack once, with its sample count.
         let stacks: Vec<(usize, &Vec<Frame>)> = if improved {
             let mut groups: Vec<(usize, &Vec<Frame>)> = Vec::new();
@@ -286,7 +322,7 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
                     None => groups.push((1, frames)),
                 }
             }
-            groups.sort_by(|a, b| b.0.cmp(&a.0));
+            groups.sort_by_key(|a| std::cmp::Reverse(a.0));
             groups
         } else {
             p.sched_samples.iter().map(|f| (1, f)).collect()
@@ -330,7 +366,10 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
     if !p.cpu_samples.is_empty() {
         o.line(format!("    {} CPU sample(s) — on-CPU stacks:", p.cpu_samples.len()));
         for frames in p.cpu_samples.iter().take(3) {
-            let app: Vec<&Frame> = frames.iter().filter(|f| frame_kind(&f.symbol) == FrameKind::App).collect();
+            let app: Vec<&Frame> = frames
+                .iter()
+                .filter(|f| frame_kind(&f.symbol) == FrameKind::App)
+                .collect();
             if app.is_empty() {
                 continue;
             }
@@ -408,13 +447,22 @@ fn blocking(o: &mut Out, r: &Report) {
     } else {
         o.line("  IN-POLL blocking by task spawn location:");
         for c in b.in_poll_by_location.iter().take(10) {
-            o.line(format!("    {:>5} ({}%) — {}", c.count, pct(c.count as f64, b.in_poll as f64, 1), c.loc));
+            o.line(format!(
+                "    {:>5} ({}%) — {}",
+                c.count,
+                pct(c.count as f64, b.in_poll as f64, 1),
+                c.loc
+            ));
         }
         o.line("\n  IN-POLL blocking call stacks:");
         for g in b.in_poll_stacks.iter().take(10) {
             let d = diagnose_stack(&g.frames);
             let leaf = g.frames.first().map_or("(unknown)".into(), display);
-            o.line(format!("  {:>5} samples ({}%) — leaf: {leaf}", g.count, pct(g.count as f64, b.in_poll as f64, 1)));
+            o.line(format!(
+                "  {:>5} samples ({}%) — leaf: {leaf}",
+                g.count,
+                pct(g.count as f64, b.in_poll as f64, 1)
+            ));
             if let Some(f) = d.blocker {
                 o.line(format!("         blocked by: {} (kernel)", f.symbol));
             }
@@ -450,9 +498,19 @@ fn hotspots(o: &mut Out, h: &CpuHotspots) {
             skip_below = Some(row.depth);
             continue;
         }
-        let self_str = if row.self_count > 0 { format!(" (self: {})", row.self_count) } else { String::new() };
+        let self_str = if row.self_count > 0 {
+            format!(" (self: {})", row.self_count)
+        } else {
+            String::new()
+        };
         let mut line = " ".repeat(2 + 2 * row.depth as usize);
-        let _ = write!(line, "{} samples ({}%) {}{self_str}", row.count, to_fixed(p, 1), row.name);
+        let _ = write!(
+            line,
+            "{} samples ({}%) {}{self_str}",
+            row.count,
+            to_fixed(p, 1),
+            row.name
+        );
         o.line(line);
     }
 }
@@ -461,7 +519,10 @@ fn memory(o: &mut Out, m: &Memory) {
     o.section("MEMORY ALLOCATIONS");
     o.line(format!("  Sample rate:  {} bytes", grouped(m.sample_rate_bytes as i64)));
     if let Some(trace_rate) = m.trace_sample_rate_bytes {
-        o.line(format!("                (the trace records {} bytes; the reference assumes 524,288)", grouped(trace_rate as i64)));
+        o.line(format!(
+            "                (the trace records {} bytes; the reference assumes 524,288)",
+            grouped(trace_rate as i64)
+        ));
     }
     o.line("  Formula:      weight(s) = s / (1 - exp(-s / R)),  estimated_total = Σ weight(s_i)");
     o.line(format!(
@@ -470,7 +531,11 @@ fn memory(o: &mut Out, m: &Memory) {
         grouped(m.estimated_total_bytes as i64)
     ));
     o.line(format!("  Total frees:  {}", m.total_free_count));
-    o.line(format!("  Leaked:       {} allocs, {} sampled bytes", m.leaked_count, grouped(m.leaked_bytes as i64)));
+    o.line(format!(
+        "  Leaked:       {} allocs, {} sampled bytes",
+        m.leaked_count,
+        grouped(m.leaked_bytes as i64)
+    ));
     if m.dropped_allocs > 0 || m.dropped_frees > 0 {
         o.line(format!(
             "  ⚠️  Ring buffer overflow: {} alloc samples and {} free samples dropped",

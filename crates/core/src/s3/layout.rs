@@ -13,6 +13,7 @@
 //! a complete v1 key is reported as [`ParsedKey::Other`] with the reason, never
 //! guessed at through the positional rules. Unknown keys stay visible that way.
 
+use crate::civil::{civil_from_days, days_from_civil, days_in_month};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -53,7 +54,10 @@ impl KeyDate {
     }
 
     pub fn new(year: u16, month: u8, day: u8) -> Option<Self> {
-        let valid = year <= 9999 && (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month);
+        let valid = year <= 9999
+            && (1..=12).contains(&month)
+            && day >= 1
+            && i64::from(day) <= days_in_month(i64::from(year), i64::from(month));
         valid.then_some(Self { year, month, day })
     }
 
@@ -62,12 +66,12 @@ impl KeyDate {
         let days = i64::try_from(secs / 86_400).ok()?;
         let (y, m, d) = civil_from_days(days);
         let year = u16::try_from(y).ok()?;
-        Self::new(year, m, d)
+        Self::new(year, u8::try_from(m).ok()?, u8::try_from(d).ok()?)
     }
 
     /// Days since 1970-01-01 (negative before).
     pub fn days_since_epoch(&self) -> i64 {
-        days_from_civil(i64::from(self.year), u32::from(self.month), u32::from(self.day))
+        days_from_civil(i64::from(self.year), i64::from(self.month), i64::from(self.day))
     }
 
     pub fn year(&self) -> u16 {
@@ -671,42 +675,4 @@ fn digits_value(bytes: &[u8]) -> Option<u32> {
     bytes.iter().try_fold(0u32, |acc, &b| {
         b.is_ascii_digit().then(|| acc * 10 + u32::from(b - b'0'))
     })
-}
-
-fn is_leap(year: u16) -> bool {
-    (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
-}
-
-fn days_in_month(year: u16, month: u8) -> u8 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-// Howard Hinnant's civil-date algorithms (public domain), exact for all i64 ranges used here.
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = i64::from((month + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(days: i64) -> (i64, u8, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    // Bounded: day 1..=31, month 1..=12.
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }

@@ -6,6 +6,7 @@
 //! ISO 8601 (`2026-12-01T10:00:00.000Z`), SigV4's basic form (`20261201T100000Z`)
 //! and the HTTP `Date` header (`Tue, 01 Dec 2026 10:00:00 GMT`).
 
+use crate::civil::{civil_from_days, days_from_civil, days_in_month};
 use std::fmt;
 
 /// A UTC instant with millisecond precision, as milliseconds since the Unix epoch.
@@ -183,39 +184,13 @@ fn digits(bytes: &[u8]) -> Option<i64> {
 }
 
 fn civil_to_unix(year: i64, month: i64, day: i64, hour: i64, minute: i64, second: i64) -> Option<i64> {
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     let valid = (1..=12).contains(&month)
         && day >= 1
-        && day <= month_days[(month - 1) as usize]
+        && day <= days_in_month(year, month)
         && hour < 24
         && minute < 60
         && second <= 60; // a leap second is read as the next second's start
     valid.then(|| days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

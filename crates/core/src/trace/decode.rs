@@ -18,11 +18,17 @@ pub struct DecodeFailure {
 pub fn parse_trace(raw: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
     let mut builder = Builder::default();
     let Some(mut decoder) = Decoder::new(raw) else {
-        let failure = DecodeFailure { offset: 0, message: "not a dial9 trace (missing TRC\\0 magic)".into() };
+        let failure = DecodeFailure {
+            offset: 0,
+            message: "not a dial9 trace (missing TRC\\0 magic)".into(),
+        };
         return (builder.finish(), Some(failure));
     };
     let result = decoder.for_each_event(|ev| builder.event(&ev));
-    let failure = result.err().map(|e| DecodeFailure { offset: e.pos as u64, message: e.message });
+    let failure = result.err().map(|e| DecodeFailure {
+        offset: e.pos as u64,
+        message: e.message,
+    });
     (builder.finish(), failure)
 }
 
@@ -84,9 +90,11 @@ fn as_u64(v: &FieldValueRef<'_>) -> Option<u64> {
 fn as_string(ev: &RawEvent<'_, '_>, v: &FieldValueRef<'_>) -> Option<String> {
     match v {
         FieldValueRef::String(s) => Some((*s).to_string()),
-        FieldValueRef::PooledString(id) => {
-            Some(ev.string_pool.get(*id).map_or_else(|| format!("<unresolved pool#{id:?}>"), str::to_string))
-        }
+        FieldValueRef::PooledString(id) => Some(
+            ev.string_pool
+                .get(*id)
+                .map_or_else(|| format!("<unresolved pool#{id:?}>"), str::to_string),
+        ),
         _ => None,
     }
 }
@@ -222,9 +230,10 @@ impl Builder {
                 addr: f.u64_or0("addr"),
                 callchain: f.stack("callchain"),
             }),
-            "FreeEvent" => {
-                self.trace.frees.push(Free { addr: f.u64_or0("addr"), alloc_ts: f.u64_or0("alloc_timestamp_ns") })
-            }
+            "FreeEvent" => self.trace.frees.push(Free {
+                addr: f.u64_or0("addr"),
+                alloc_ts: f.u64_or0("alloc_timestamp_ns"),
+            }),
             "MemoryProfileOverflowEvent" => {
                 self.trace.dropped_allocs += f.u64_or0("dropped_allocs");
                 self.trace.dropped_frees += f.u64_or0("dropped_frees");
@@ -242,12 +251,21 @@ impl Builder {
                 task_id: f.u64("dial9.tokio.task_id").filter(|&t| t != 0),
             }
         } else if name.starts_with("SpanExit:") || name.starts_with("SpanExit__") || name == "SpanExitEvent" {
-            SpanEvent::Exit { span_id: f.u64_or0("span_id"), name: f.string("span_name") }
+            SpanEvent::Exit {
+                span_id: f.u64_or0("span_id"),
+                name: f.string("span_name"),
+            }
         } else if name.starts_with("SpanClose__") || name == "SpanCloseEvent" {
-            SpanEvent::Close { span_id: f.u64_or0("span_id") }
+            SpanEvent::Close {
+                span_id: f.u64_or0("span_id"),
+            }
         } else {
             let key = (name.to_string(), f.ev.schema.annotations().len());
-            let projection = self.projections.entry(key).or_insert_with(|| Projection::compile(f.ev)).clone();
+            let projection = self
+                .projections
+                .entry(key)
+                .or_insert_with(|| Projection::compile(f.ev))
+                .clone();
             match projection.and_then(|p| p.project(f)) {
                 Some((name, start, end)) => SpanEvent::Single { name, start, end },
                 None => return,
@@ -289,13 +307,21 @@ fn thread_gaps(events: &[RuntimeEvent]) -> Vec<ThreadGap> {
     let mut state: HashMap<u64, State> = HashMap::new();
     let mut gaps = Vec::new();
     for e in events {
-        let (RuntimeKind::Park | RuntimeKind::Unpark) = e.kind else { continue };
+        let (RuntimeKind::Park | RuntimeKind::Unpark) = e.kind else {
+            continue;
+        };
         let Some(tid) = e.tid else { continue };
         let s = state.entry(e.worker).or_default();
         if let Some(expected) = s.bound.or(s.last_tid)
             && expected != tid
         {
-            gaps.push(ThreadGap { worker: e.worker, from_tid: expected, to_tid: tid, start: s.last_ts, end: e.ts });
+            gaps.push(ThreadGap {
+                worker: e.worker,
+                from_tid: expected,
+                to_tid: tid,
+                start: s.last_ts,
+                end: e.ts,
+            });
         }
         s.last_tid = Some(tid);
         s.bound = (e.kind == RuntimeKind::Unpark).then_some(tid);
@@ -311,8 +337,10 @@ fn attribute_samples(t: &mut ParsedTrace) {
         if let Some(&w) = t.tid_to_worker.get(&s.tid) {
             s.worker = w;
         }
-        let in_gap =
-            t.gaps.iter().any(|g| (g.from_tid == s.tid || g.to_tid == s.tid) && s.ts >= g.start && s.ts < g.end);
+        let in_gap = t
+            .gaps
+            .iter()
+            .any(|g| (g.from_tid == s.tid || g.to_tid == s.tid) && s.ts >= g.start && s.ts < g.end);
         if in_gap {
             s.worker = UNKNOWN_WORKER;
         }
@@ -342,9 +370,18 @@ impl Projection {
     fn compile(ev: &RawEvent<'_, '_>) -> Option<Projection> {
         let fields = ev.schema.fields();
         let annotation = |idx: usize, key: &str| {
-            ev.schema.annotations().iter().find(|a| a.field_index() as usize == idx && a.key() == key).map(|a| a.value())
+            ev.schema
+                .annotations()
+                .iter()
+                .find(|a| a.field_index() as usize == idx && a.key() == key)
+                .map(|a| a.value())
         };
-        let mut p = Projection { start: None, duration: None, name_field: None, schema_name: ev.name.to_string() };
+        let mut p = Projection {
+            start: None,
+            duration: None,
+            name_field: None,
+            schema_name: ev.name.to_string(),
+        };
         for a in ev.schema.annotations().iter().filter(|a| a.key() == "dial9.role") {
             let idx = a.field_index() as usize;
             let field = fields.get(idx)?;

@@ -97,11 +97,24 @@ pub struct RuntimeMetrics {
 /// A span-related custom event, in file order (spans are built later).
 #[derive(Debug, Clone)]
 pub enum SpanEvent {
-    Enter { span_id: u64, name: Option<String>, task_id: Option<u64> },
-    Exit { span_id: u64, name: Option<String> },
-    Close { span_id: u64 },
+    Enter {
+        span_id: u64,
+        name: Option<String>,
+        task_id: Option<u64>,
+    },
+    Exit {
+        span_id: u64,
+        name: Option<String>,
+    },
+    Close {
+        span_id: u64,
+    },
     /// A complete span from one event (schema annotated with `dial9.role`).
-    Single { name: String, start: u64, end: u64 },
+    Single {
+        name: String,
+        start: u64,
+        end: u64,
+    },
 }
 
 #[derive(Debug, Clone)]

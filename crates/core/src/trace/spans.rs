@@ -34,8 +34,15 @@ struct Record {
 
 impl Record {
     fn new(name: &Option<String>, task_id: Option<u64>) -> Record {
-        let name = name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "unknown".into());
-        Record { name, task_id, segments: Vec::new() }
+        let name = name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "unknown".into());
+        Record {
+            name,
+            task_id,
+            segments: Vec::new(),
+        }
     }
 }
 
@@ -43,7 +50,13 @@ fn finalize(mut rec: Record, done: &mut Vec<Span>) {
     rec.segments.sort_by_key(|s| s.0);
     if let (Some(first), Some(last)) = (rec.segments.first(), rec.segments.last()) {
         let (start, end) = (first.0, last.1);
-        done.push(Span { name: rec.name, start, end, task_id: rec.task_id, segments: rec.segments });
+        done.push(Span {
+            name: rec.name,
+            start,
+            end,
+            task_id: rec.task_id,
+            segments: rec.segments,
+        });
     }
 }
 
@@ -71,7 +84,11 @@ pub fn build_spans(events: &[TimedSpanEvent]) -> Spans {
             }
             SpanEvent::Exit { span_id, name } => {
                 if let Some(enter) = open.remove(span_id) {
-                    records.entry(*span_id).or_insert_with(|| Record::new(name, None)).segments.push((enter, e.ts));
+                    records
+                        .entry(*span_id)
+                        .or_insert_with(|| Record::new(name, None))
+                        .segments
+                        .push((enter, e.ts));
                 }
             }
             SpanEvent::Close { span_id } => {

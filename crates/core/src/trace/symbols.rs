@@ -37,7 +37,10 @@ impl SymbolTable {
             .values()
             .filter(|e| match e {
                 SymbolEntry::Single(f) => f.location.is_some(),
-                SymbolEntry::Inline(slots) => slots.first().and_then(|s| s.as_ref()).is_some_and(|f| f.location.is_some()),
+                SymbolEntry::Inline(slots) => slots
+                    .first()
+                    .and_then(|s| s.as_ref())
+                    .is_some_and(|f| f.location.is_some()),
             })
             .count()
     }
@@ -56,7 +59,10 @@ impl SymbolTable {
             (prev, _) => {
                 let base = match prev {
                     Some(SymbolEntry::Single(f)) => f,
-                    _ => Frame { symbol: hex_key(addr), location: None },
+                    _ => Frame {
+                        symbol: hex_key(addr),
+                        location: None,
+                    },
                 };
                 let mut slots = vec![None; depth + 1];
                 slots[0] = Some(base);
@@ -79,7 +85,10 @@ impl SymbolTable {
         let mut out = Vec::with_capacity(chain.len());
         for &addr in chain {
             match self.entries.get(&addr) {
-                None => out.push(Frame { symbol: hex_key(addr), location: None }),
+                None => out.push(Frame {
+                    symbol: hex_key(addr),
+                    location: None,
+                }),
                 Some(SymbolEntry::Single(f)) => out.push(f.clone()),
                 Some(SymbolEntry::Inline(slots)) => out.extend(slots.iter().rev().flatten().cloned()),
             }

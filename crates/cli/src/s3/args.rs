@@ -1,0 +1,218 @@
+//! Arguments of `d9lens s3 ls` and `d9lens s3 analyze`.
+
+use d9lens_core::analysis::Options;
+use d9lens_core::s3::Timestamp;
+
+/// `s3://BUCKET[/PREFIX]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub bucket: String,
+    /// Listing prefix as given (may end mid-component); empty for the whole bucket.
+    pub prefix: String,
+}
+
+impl Location {
+    pub fn parse(url: &str) -> Result<Self, String> {
+        let rest = url
+            .strip_prefix("s3://")
+            .ok_or_else(|| format!("{url:?} is not an s3://BUCKET[/PREFIX] URL"))?;
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.is_empty() {
+            return Err(format!("{url:?} names no bucket"));
+        }
+        Ok(Self { bucket: bucket.to_owned(), prefix: prefix.to_owned() })
+    }
+
+    pub fn url(&self) -> String {
+        format!("s3://{}/{}", self.bucket, self.prefix)
+    }
+}
+
+/// Options both subcommands take.
+#[derive(Debug, Clone)]
+pub struct Common {
+    pub location: Location,
+    pub endpoint: Option<String>,
+    pub region: Option<String>,
+    pub max_keys: Option<u16>,
+    pub json: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct LsArgs {
+    pub common: Common,
+}
+
+#[derive(Debug, Clone)]
+pub struct AnalyzeArgs {
+    pub common: Common,
+    pub service: Option<String>,
+    pub host: Option<String>,
+    pub boot: Option<String>,
+    /// Unix seconds, inclusive.
+    pub from: Option<u64>,
+    /// Unix seconds, exclusive.
+    pub to: Option<u64>,
+    pub sample: Option<usize>,
+    pub jobs: usize,
+    pub opts: Options,
+}
+
+/// Parallel downloads unless `--jobs` says otherwise.
+pub const DEFAULT_JOBS: usize = 4;
+
+fn value<'a>(it: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<&'a str, String> {
+    it.next().map(String::as_str).ok_or_else(|| format!("{flag} needs a value"))
+}
+
+fn number<T: std::str::FromStr>(text: &str, flag: &str) -> Result<T, String> {
+    text.parse().map_err(|_| format!("{flag} needs a whole number, not {text:?}"))
+}
+
+/// `2026-11-30T14:05:38Z` (any RFC 3339), `2026-11-30T14:05[:38]` (UTC), `2026-11-30`
+/// (midnight UTC) or Unix seconds.
+pub fn parse_time(text: &str, flag: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return number(t, flag);
+    }
+    let has_zone = t.ends_with(['Z', 'z']) || t.get(19..).is_some_and(|rest| rest.contains(['+', '-']));
+    let full = match t.len() {
+        10 => format!("{t}T00:00:00Z"),
+        16 => format!("{t}:00Z"),
+        _ if has_zone => t.to_owned(),
+        _ => format!("{t}Z"),
+    };
+    let ts = Timestamp::parse_rfc3339(&full)
+        .ok_or_else(|| format!("{flag} needs a time like 2026-11-30T14:05:00Z, not {text:?}"))?;
+    u64::try_from(ts.unix_secs()).map_err(|_| format!("{flag}: {text:?} is before 1970"))
+}
+
+/// Parses the flags after `ls` / `analyze`; `analyze` enables the selection flags.
+fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String> {
+    let mut location = None;
+    let mut common =
+        Common { location: Location { bucket: String::new(), prefix: String::new() }, endpoint: None, region: None, max_keys: None, json: false };
+    let mut a = AnalyzeArgs {
+        common: common.clone(),
+        service: None,
+        host: None,
+        boot: None,
+        from: None,
+        to: None,
+        sample: None,
+        jobs: DEFAULT_JOBS,
+        opts: Options::default(),
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let flag = arg.as_str();
+        match flag {
+            "--endpoint" => common.endpoint = Some(value(&mut it, flag)?.to_owned()),
+            "--region" => common.region = Some(value(&mut it, flag)?.to_owned()),
+            "--max-keys" => {
+                let n: u16 = number(value(&mut it, flag)?, flag)?;
+                if !(1..=1000).contains(&n) {
+                    return Err("--max-keys must be 1 to 1000".into());
+                }
+                common.max_keys = Some(n);
+            }
+            "--json" => common.json = true,
+            "--service" if analyze => a.service = Some(value(&mut it, flag)?.to_owned()),
+            "--host" if analyze => a.host = Some(value(&mut it, flag)?.to_owned()),
+            "--boot" if analyze => a.boot = Some(value(&mut it, flag)?.to_owned()),
+            "--from" if analyze => a.from = Some(parse_time(value(&mut it, flag)?, flag)?),
+            "--to" if analyze => a.to = Some(parse_time(value(&mut it, flag)?, flag)?),
+            "--sample" if analyze => {
+                let n: usize = number(value(&mut it, flag)?, flag)?;
+                if n == 0 {
+                    return Err("--sample must be >= 1".into());
+                }
+                a.sample = Some(n);
+            }
+            "--jobs" if analyze => {
+                a.jobs = number::<usize>(value(&mut it, flag)?, flag)?.clamp(1, 32);
+            }
+            "--reference-compatible" if analyze => a.opts.reference_compatible = true,
+            "--max-inflated-bytes" if analyze => a.opts.max_inflated_bytes = number(value(&mut it, flag)?, flag)?,
+            _ if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            url if location.is_none() => location = Some(Location::parse(url)?),
+            extra => return Err(format!("unexpected argument {extra:?}")),
+        }
+    }
+    common.location = location.ok_or("missing s3://BUCKET[/PREFIX]")?;
+    if let (Some(from), Some(to)) = (a.from, a.to)
+        && from >= to
+    {
+        return Err("--from must be before --to".into());
+    }
+    a.common = common.clone();
+    Ok((common, a))
+}
+
+impl LsArgs {
+    pub fn parse(args: &[String]) -> Result<Self, String> {
+        parse(args, false).map(|(common, _)| Self { common })
+    }
+}
+
+impl AnalyzeArgs {
+    pub fn parse(args: &[String]) -> Result<Self, String> {
+        parse(args, true).map(|(_, a)| a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn locations() {
+        assert_eq!(Location::parse("s3://b").unwrap(), Location { bucket: "b".into(), prefix: "".into() });
+        assert_eq!(Location::parse("s3://b/p/q").unwrap().prefix, "p/q");
+        assert!(Location::parse("b/p").is_err());
+        assert!(Location::parse("s3:///p").is_err());
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("2026-11-30T14:05:38Z", "--from"), Ok(1_796_047_538));
+        assert_eq!(parse_time("2026-11-30T14:05:38", "--from"), Ok(1_796_047_538));
+        assert_eq!(parse_time("2026-11-30T14:05", "--from"), Ok(1_796_047_500));
+        assert_eq!(parse_time("2026-11-30T15:05:38+01:00", "--from"), Ok(1_796_047_538));
+        assert_eq!(parse_time("2026-11-30", "--from"), Ok(1_795_996_800));
+        assert_eq!(parse_time("1796047538", "--from"), Ok(1_796_047_538));
+        assert!(parse_time("yesterday", "--from").is_err());
+    }
+
+    #[test]
+    fn analyze_flags() {
+        let a = AnalyzeArgs::parse(&strings(&[
+            "s3://b/x",
+            "--host",
+            "h",
+            "--from",
+            "2026-11-30T14:05:00Z",
+            "--to",
+            "2026-11-30T14:07:00Z",
+            "--sample",
+            "2",
+            "--endpoint",
+            "http://127.0.0.1:9001",
+            "--json",
+        ]))
+        .unwrap();
+        assert_eq!(a.host.as_deref(), Some("h"));
+        assert_eq!(a.sample, Some(2));
+        assert!(a.common.json);
+        assert_eq!(a.common.location.prefix, "x");
+        assert!(AnalyzeArgs::parse(&strings(&["s3://b", "--from", "2026-11-30T15:00Z", "--to", "2026-11-30T14:00Z"])).is_err());
+        assert!(LsArgs::parse(&strings(&["s3://b", "--host", "h"])).is_err());
+        assert!(LsArgs::parse(&strings(&["s3://b", "--max-keys", "0"])).is_err());
+        assert!(LsArgs::parse(&strings(&[])).is_err());
+    }
+}

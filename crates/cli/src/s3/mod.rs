@@ -1,0 +1,69 @@
+//! `d9lens s3 ls|analyze`: read a bucket of dial9 traces through the core's S3
+//! client (presigned requests, listing parser, catalog, error explanations) with a
+//! native HTTP executor ([`http`]).
+
+mod analyze;
+mod args;
+mod http;
+mod ls;
+mod summary;
+
+use args::Common;
+use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Config};
+use http::FetchError;
+use std::process::ExitCode;
+
+pub const USAGE: &str = "usage:
+  d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--json]
+  d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--service S] [--host H] [--boot B]
+                    [--from TIME --to TIME] [--sample N] [--jobs N] [--json] [--reference-compatible]
+
+Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (anonymous
+without them); the region from --region, AWS_REGION or AWS_DEFAULT_REGION (default us-east-1);
+the endpoint from --endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (default AWS S3).
+TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds.";
+
+pub fn run(argv: &[String]) -> Result<ExitCode, String> {
+    let with_usage = |e: String| format!("{e}\n\n{USAGE}");
+    match argv.first().map(String::as_str) {
+        Some("ls") => ls::run(&args::LsArgs::parse(&argv[1..]).map_err(with_usage)?),
+        Some("analyze") => analyze::run(&args::AnalyzeArgs::parse(&argv[1..]).map_err(with_usage)?),
+        Some("-h" | "--help") => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => Err(USAGE.to_owned()),
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The bucket's configuration from the flags and the AWS environment variables.
+fn config(common: &Common) -> Result<S3Config, String> {
+    let endpoint = match common.endpoint.clone().or_else(|| env("AWS_ENDPOINT_URL_S3")).or_else(|| env("AWS_ENDPOINT_URL")) {
+        Some(url) => Endpoint::custom(&url).map_err(|e| e.to_string())?,
+        None => Endpoint::Aws,
+    };
+    let region = common
+        .region
+        .clone()
+        .or_else(|| env("AWS_REGION"))
+        .or_else(|| env("AWS_DEFAULT_REGION"))
+        .unwrap_or_else(|| "us-east-1".to_owned());
+    let credentials = Credentials::from_env(|name| std::env::var(name).ok())
+        .map_err(|e| format!("AWS credentials in the environment: {e}"))?;
+    Ok(S3Config {
+        endpoint,
+        bucket: BucketName::new(&common.location.bucket).map_err(|e| e.to_string())?,
+        region: Region::new(&region).map_err(|e| e.to_string())?,
+        credentials,
+    })
+}
+
+/// Prints an S3 failure (cause and fix) and gives the exit code for it.
+fn failed(err: &FetchError) -> ExitCode {
+    eprintln!("d9lens: {}", err.explain());
+    ExitCode::from(1)
+}
