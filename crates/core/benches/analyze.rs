@@ -25,13 +25,23 @@ fn read(rel: &str) -> Vec<u8> {
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-const ROTATION: &[&str] =
-    &["rotation/trace.0.bin", "rotation/trace.1.bin", "rotation/trace.2.bin", "rotation/trace.3.bin", "rotation/trace.4.bin"];
+const ROTATION: &[&str] = &[
+    "rotation/trace.0.bin",
+    "rotation/trace.1.bin",
+    "rotation/trace.2.bin",
+    "rotation/trace.3.bin",
+    "rotation/trace.4.bin",
+];
 
 fn demo(c: &mut Criterion) {
-    let opts = Options { reference_compatible: true, ..Options::default() };
+    let opts = Options {
+        reference_compatible: true,
+        ..Options::default()
+    };
     let gz = read("demo-trace.bin");
-    let raw = container::raw_trace(&gz, opts.max_inflated_bytes).expect("demo-trace.bin inflates").into_owned();
+    let raw = container::raw_trace(&gz, opts.max_inflated_bytes)
+        .expect("demo-trace.bin inflates")
+        .into_owned();
 
     let mut g = c.benchmark_group("demo-trace");
     g.measurement_time(Duration::from_secs(8));
@@ -39,7 +49,11 @@ fn demo(c: &mut Criterion) {
     // Throughput in raw (inflated) trace bytes for all three.
     g.throughput(Throughput::Bytes(raw.len() as u64));
     g.bench_function("gunzip", |b| {
-        b.iter(|| container::raw_trace(black_box(&gz), opts.max_inflated_bytes).unwrap().len())
+        b.iter(|| {
+            container::raw_trace(black_box(&gz), opts.max_inflated_bytes)
+                .unwrap()
+                .len()
+        })
     });
 
     g.bench_function("decode", |b| {
@@ -61,7 +75,10 @@ fn demo(c: &mut Criterion) {
 }
 
 fn rotation(c: &mut Criterion) {
-    let opts = Options { reference_compatible: true, ..Options::default() };
+    let opts = Options {
+        reference_compatible: true,
+        ..Options::default()
+    };
     let partials: Vec<Partial> = ROTATION
         .iter()
         .map(|rel| {

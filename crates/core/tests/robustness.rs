@@ -169,7 +169,7 @@ fn truncated_half_raw_trace_reports_file_and_offset() {
     let half = &bytes[..bytes.len() / 2];
     let o = check("trace.0.bin", half, &opts());
     assert!(o.events > 0, "events before the cut must be counted");
-    let err = o.error.expect("a trace cut in half mid-frame is an error");
+    let err = o.error.clone().expect("a trace cut in half mid-frame is an error");
     assert_eq!(err.file, "trace.0.bin");
     let off = err.offset.expect("decode errors carry a byte offset");
     assert!(off > 0 && off <= half.len() as u64, "offset {off} for a {}-byte cut", half.len());
@@ -261,7 +261,8 @@ fn random_bytes_with_and_without_magic() {
     for i in 0..100 {
         let keep = 8 + rng.below(head.len() / 2);
         let mut b = head[..keep].to_vec();
-        b.extend(rng.bytes(rng.below(4096)));
+        let noise = rng.below(4096);
+        b.extend(rng.bytes(noise));
         let o = check("noisy.bin", &b, &opts());
         if i % 20 == 0 {
             outcomes.push(o);

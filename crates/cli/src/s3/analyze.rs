@@ -20,7 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 fn spans(catalog: &Catalog) -> BTreeMap<&str, (u64, u64)> {
     let mut boots: BTreeMap<(&str, &str, Option<&str>), Vec<&SegmentRecord>> = BTreeMap::new();
     for s in catalog.segments() {
-        boots.entry((&s.parts.service, &s.parts.instance, s.parts.boot.as_deref())).or_default().push(s);
+        boots
+            .entry((&s.parts.service, &s.parts.instance, s.parts.boot.as_deref()))
+            .or_default()
+            .push(s);
     }
     let mut out = BTreeMap::new();
     for segs in boots.values_mut() {
@@ -29,7 +32,9 @@ fn spans(catalog: &Catalog) -> BTreeMap<&str, (u64, u64)> {
             let start = s.parts.epoch_secs;
             let next = segs[i + 1..].iter().map(|n| n.parts.epoch_secs).find(|&n| n > start);
             let estimate = s.uploaded_secs.unwrap_or(start + DEFAULT_SEGMENT_SECS);
-            let end = next.map_or(estimate, |n| estimate.min(n)).clamp(start + 1, start + MAX_SEGMENT_SECS);
+            let end = next
+                .map_or(estimate, |n| estimate.min(n))
+                .clamp(start + 1, start + MAX_SEGMENT_SECS);
             out.insert(s.key.as_str(), (start, end));
         }
     }
@@ -43,14 +48,25 @@ pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
     let mut segments: Vec<SelectedSegment> = catalog
         .segments()
         .iter()
-        .filter(|s| a.service.as_ref().is_none_or(|v| *v == s.parts.service || *v == s.parts.service_raw))
+        .filter(|s| {
+            a.service
+                .as_ref()
+                .is_none_or(|v| *v == s.parts.service || *v == s.parts.service_raw)
+        })
         .filter(|s| a.host.as_ref().is_none_or(|v| *v == s.parts.instance))
-        .filter(|s| a.boot.as_ref().is_none_or(|v| Some(v.as_str()) == s.parts.boot.as_deref()))
+        .filter(|s| {
+            a.boot
+                .as_ref()
+                .is_none_or(|v| Some(v.as_str()) == s.parts.boot.as_deref())
+        })
         .filter(|s| {
             let (start, end) = spans[s.key.as_str()];
             a.from.is_none_or(|from| end > from) && a.to.is_none_or(|to| start < to)
         })
-        .map(|s| SelectedSegment { segment: s.clone(), load: baseline.classify(s.size) })
+        .map(|s| SelectedSegment {
+            segment: s.clone(),
+            load: baseline.classify(s.size),
+        })
         .collect();
     segments.sort_by(|x, y| {
         (x.segment.parts.epoch_secs, &x.segment.key).cmp(&(y.segment.parts.epoch_secs, &y.segment.key))
@@ -75,7 +91,10 @@ fn analyze_all(client: &Client, keys: &[&str], a: &AnalyzeArgs) -> Vec<FileOutco
                     let outcome = match client.get_object(key) {
                         Ok(bytes) => analyze_file(key, &bytes, &a.opts),
                         Err(e) => FileOutcome {
-                            partial: Partial { file: key.to_owned(), ..Partial::default() },
+                            partial: Partial {
+                                file: key.to_owned(),
+                                ..Partial::default()
+                            },
                             error: Some(FileError {
                                 file: key.to_owned(),
                                 offset: None,
@@ -90,7 +109,12 @@ fn analyze_all(client: &Client, keys: &[&str], a: &AnalyzeArgs) -> Vec<FileOutco
             });
         }
     });
-    results.into_inner().expect("threads joined").into_iter().map(|r| r.expect("every key analyzed")).collect()
+    results
+        .into_inner()
+        .expect("threads joined")
+        .into_iter()
+        .map(|r| r.expect("every key analyzed"))
+        .collect()
 }
 
 fn describe(a: &AnalyzeArgs) -> String {
@@ -106,14 +130,18 @@ fn describe(a: &AnalyzeArgs) -> String {
     if let Some(to) = a.to {
         parts.push(format!("to {}", summary::time(to)));
     }
-    if parts.is_empty() { "everything".to_owned() } else { parts.join(", ") }
+    if parts.is_empty() {
+        "everything".to_owned()
+    } else {
+        parts.join(", ")
+    }
 }
 
 pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     let client = Client::new(super::config(&a.common)?);
     let (catalog, _) = match ls::list(&client, &a.common) {
         Ok(listed) => listed,
-        Err(e) => return Ok(super::failed(&e)),
+        Err(e) => return Ok(super::failed(&e, &client.config())),
     };
     let selection = select(&catalog, a);
     let url = a.common.location.url();
@@ -123,12 +151,20 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
             "no segment of {url} matches {} ({} segments listed; services: {})",
             describe(a),
             catalog.segments().len(),
-            if services.is_empty() { "none".to_owned() } else { services.join(", ") }
+            if services.is_empty() {
+                "none".to_owned()
+            } else {
+                services.join(", ")
+            }
         ));
     }
     eprintln!(
         "d9lens: analyzing {} ({}) of {url}: {}",
-        if selection.len() == 1 { "1 segment".to_owned() } else { format!("{} segments", selection.len()) },
+        if selection.len() == 1 {
+            "1 segment".to_owned()
+        } else {
+            format!("{} segments", selection.len())
+        },
         summary::bytes(selection.total_bytes()),
         describe(a)
     );
@@ -143,16 +179,21 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     for outcome in outcomes {
         if let Some(err) = outcome.error {
             failed = true;
-            eprintln!("d9lens: {}{}: {}", err.file, err.offset.map_or(String::new(), |o| format!(" @{o}")), err.message);
+            eprintln!(
+                "d9lens: {}{}: {}",
+                err.file,
+                err.offset.map_or(String::new(), |o| format!(" @{o}")),
+                err.message
+            );
             merger.add_error(err);
         }
         merger.add(outcome.partial);
     }
     let report = merger.finish();
     if a.common.json {
-        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+        super::print_out(&(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"))?;
     } else {
-        print!("{}", text::render(&report, &a.opts));
+        super::print_out(&text::render(&report, &a.opts))?;
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -20,7 +20,10 @@ impl Location {
         if bucket.is_empty() {
             return Err(format!("{url:?} names no bucket"));
         }
-        Ok(Self { bucket: bucket.to_owned(), prefix: prefix.to_owned() })
+        Ok(Self {
+            bucket: bucket.to_owned(),
+            prefix: prefix.to_owned(),
+        })
     }
 
     pub fn url(&self) -> String {
@@ -62,11 +65,14 @@ pub struct AnalyzeArgs {
 pub const DEFAULT_JOBS: usize = 4;
 
 fn value<'a>(it: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<&'a str, String> {
-    it.next().map(String::as_str).ok_or_else(|| format!("{flag} needs a value"))
+    it.next()
+        .map(String::as_str)
+        .ok_or_else(|| format!("{flag} needs a value"))
 }
 
 fn number<T: std::str::FromStr>(text: &str, flag: &str) -> Result<T, String> {
-    text.parse().map_err(|_| format!("{flag} needs a whole number, not {text:?}"))
+    text.parse()
+        .map_err(|_| format!("{flag} needs a whole number, not {text:?}"))
 }
 
 /// `2026-11-30T14:05:38Z` (any RFC 3339), `2026-11-30T14:05[:38]` (UTC), `2026-11-30`
@@ -91,8 +97,16 @@ pub fn parse_time(text: &str, flag: &str) -> Result<u64, String> {
 /// Parses the flags after `ls` / `analyze`; `analyze` enables the selection flags.
 fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String> {
     let mut location = None;
-    let mut common =
-        Common { location: Location { bucket: String::new(), prefix: String::new() }, endpoint: None, region: None, max_keys: None, json: false };
+    let mut common = Common {
+        location: Location {
+            bucket: String::new(),
+            prefix: String::new(),
+        },
+        endpoint: None,
+        region: None,
+        max_keys: None,
+        json: false,
+    };
     let mut a = AnalyzeArgs {
         common: common.clone(),
         service: None,
@@ -172,7 +186,13 @@ mod tests {
 
     #[test]
     fn locations() {
-        assert_eq!(Location::parse("s3://b").unwrap(), Location { bucket: "b".into(), prefix: "".into() });
+        assert_eq!(
+            Location::parse("s3://b").unwrap(),
+            Location {
+                bucket: "b".into(),
+                prefix: "".into()
+            }
+        );
         assert_eq!(Location::parse("s3://b/p/q").unwrap().prefix, "p/q");
         assert!(Location::parse("b/p").is_err());
         assert!(Location::parse("s3:///p").is_err());
@@ -210,7 +230,16 @@ mod tests {
         assert_eq!(a.sample, Some(2));
         assert!(a.common.json);
         assert_eq!(a.common.location.prefix, "x");
-        assert!(AnalyzeArgs::parse(&strings(&["s3://b", "--from", "2026-11-30T15:00Z", "--to", "2026-11-30T14:00Z"])).is_err());
+        assert!(
+            AnalyzeArgs::parse(&strings(&[
+                "s3://b",
+                "--from",
+                "2026-11-30T15:00Z",
+                "--to",
+                "2026-11-30T14:00Z"
+            ]))
+            .is_err()
+        );
         assert!(LsArgs::parse(&strings(&["s3://b", "--host", "h"])).is_err());
         assert!(LsArgs::parse(&strings(&["s3://b", "--max-keys", "0"])).is_err());
         assert!(LsArgs::parse(&strings(&[])).is_err());

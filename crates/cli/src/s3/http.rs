@@ -49,8 +49,9 @@ impl FetchError {
             FetchError::Network { .. } => "Check the endpoint (--endpoint, AWS_ENDPOINT_URL_S3), that the server is \
                  running, and network or proxy settings (HTTPS_PROXY, NO_PROXY)."
                 .to_owned(),
-            FetchError::Listing(_) => "Check that the endpoint is an S3 API endpoint (not a website or console URL)."
-                .to_owned(),
+            FetchError::Listing(_) => {
+                "Check that the endpoint is an S3 API endpoint (not a website or console URL).".to_owned()
+            }
         }
     }
 
@@ -69,15 +70,23 @@ pub struct Client {
 }
 
 fn loopback(config: &S3Config) -> bool {
-    let Endpoint::Custom(_) = &config.endpoint else { return false };
-    let url = config.list_objects_v2(&ListObjectsV2::default(), Timestamp::from_unix_secs(0)).url;
+    let Endpoint::Custom(_) = &config.endpoint else {
+        return false;
+    };
+    let url = config
+        .list_objects_v2(&ListObjectsV2::default(), Timestamp::from_unix_secs(0))
+        .url;
     let host = url.split("://").nth(1).and_then(|r| r.split('/').next()).unwrap_or("");
-    let host = host.rsplit_once(':').map_or(host, |(h, port)| if port.contains(']') { host } else { h });
+    let host = host
+        .rsplit_once(':')
+        .map_or(host, |(h, port)| if port.contains(']') { host } else { h });
     host == "localhost" || host.starts_with("127.") || host == "[::1]"
 }
 
 fn local_now() -> Timestamp {
-    let ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
     Timestamp::from_unix_millis(ms)
 }
 
@@ -88,7 +97,11 @@ fn jitter() -> f64 {
 }
 
 fn host_of(url: &str) -> String {
-    url.split("://").nth(1).and_then(|r| r.split(['/', '?']).next()).unwrap_or(url).to_owned()
+    url.split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', '?']).next())
+        .unwrap_or(url)
+        .to_owned()
 }
 
 impl Client {
@@ -104,7 +117,11 @@ impl Client {
             // A local test server: never through a proxy from the environment.
             builder = builder.proxy(None);
         }
-        Self { agent: builder.build().into(), config: RwLock::new(config), clock_offset_ms: AtomicI64::new(0) }
+        Self {
+            agent: builder.build().into(),
+            config: RwLock::new(config),
+            clock_offset_ms: AtomicI64::new(0),
+        }
     }
 
     pub fn config(&self) -> S3Config {
@@ -118,8 +135,11 @@ impl Client {
     fn send(&self, req: &HttpRequest) -> Result<Response, String> {
         let result = match req.method {
             Method::Get | Method::Head => {
-                let mut builder =
-                    if req.method == Method::Get { self.agent.get(&req.url) } else { self.agent.head(&req.url) };
+                let mut builder = if req.method == Method::Get {
+                    self.agent.get(&req.url)
+                } else {
+                    self.agent.head(&req.url)
+                };
                 for (name, value) in &req.headers {
                     builder = builder.header(name, value);
                 }
@@ -140,12 +160,21 @@ impl Client {
         let headers = resp
             .headers()
             .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect();
         let body = if req.method == Method::Head {
             Vec::new()
         } else {
-            resp.body_mut().with_config().limit(MAX_BODY_BYTES).read_to_vec().map_err(scrub)?
+            resp.body_mut()
+                .with_config()
+                .limit(MAX_BODY_BYTES)
+                .read_to_vec()
+                .map_err(scrub)?
         };
         Ok(Response { status, headers, body })
     }
@@ -180,7 +209,10 @@ impl Client {
                     if let Some(offset) = err.clock_offset_millis(local_now())
                         && !clock_corrected
                     {
-                        eprintln!("d9lens: {} Signing with S3's clock ({offset:+} ms) and retrying.", err.cause());
+                        eprintln!(
+                            "d9lens: {} Signing with S3's clock ({offset:+} ms) and retrying.",
+                            err.cause()
+                        );
                         self.clock_offset_ms.store(offset, Ordering::Relaxed);
                         clock_corrected = true;
                         continue;
@@ -190,10 +222,15 @@ impl Client {
                     }
                     FetchError::S3(err)
                 }
-                Err(message) => FetchError::Network { host: host_of(&req.url), message },
+                Err(message) => FetchError::Network {
+                    host: host_of(&req.url),
+                    message,
+                },
             };
             retries += 1;
-            let Some(delay) = backoff_delay(retries, jitter()) else { return Err(failure) };
+            let Some(delay) = backoff_delay(retries, jitter()) else {
+                return Err(failure);
+            };
             eprintln!(
                 "d9lens: {what}: {} Retry {retries} in {} ms.",
                 failure.cause(),
@@ -240,7 +277,8 @@ impl Client {
 
     /// The whole object.
     pub fn get_object(&self, key: &str) -> Result<Vec<u8>, FetchError> {
-        self.fetch(key, |config, now| config.get_object(key, None, now)).map(|r| r.body)
+        self.fetch(key, |config, now| config.get_object(key, None, now))
+            .map(|r| r.body)
     }
 }
 
@@ -262,7 +300,9 @@ mod tests {
     fn loopback_endpoints_bypass_proxies() {
         assert!(loopback(&config(Endpoint::custom("http://127.0.0.1:9001").unwrap())));
         assert!(loopback(&config(Endpoint::custom("http://localhost:9000/").unwrap())));
-        assert!(!loopback(&config(Endpoint::custom("https://minio.example.com").unwrap())));
+        assert!(!loopback(&config(
+            Endpoint::custom("https://minio.example.com").unwrap()
+        )));
         assert!(!loopback(&config(Endpoint::Aws)));
     }
 

@@ -11,9 +11,12 @@ use std::process::ExitCode;
 pub fn list(client: &Client, common: &Common) -> Result<(Catalog, usize), FetchError> {
     // The layout root is found in each key, wherever the prefix stops.
     let mut catalog = Catalog::new("");
+    let mut reported = 0;
     let pages = client.list_all(&common.location.prefix, common.max_keys, |page| {
         catalog.add_page(page.contents);
-        if catalog.object_count() % 10_000 < 1000 && catalog.object_count() >= 10_000 {
+        // Large buckets take a while: a note every 10,000 objects.
+        if catalog.object_count() / 10_000 > reported {
+            reported = catalog.object_count() / 10_000;
             eprintln!("d9lens: listed {} objects…", catalog.object_count());
         }
     })?;
@@ -24,7 +27,7 @@ pub fn run(a: &LsArgs) -> Result<ExitCode, String> {
     let client = Client::new(super::config(&a.common)?);
     let (catalog, pages) = match list(&client, &a.common) {
         Ok(listed) => listed,
-        Err(e) => return Ok(super::failed(&e)),
+        Err(e) => return Ok(super::failed(&e, &client.config())),
     };
     let config = client.config();
     let endpoint = summary::endpoint_text(&config);
@@ -38,7 +41,7 @@ pub fn run(a: &LsArgs) -> Result<ExitCode, String> {
             "summary": catalog.summary(),
             "catalog": catalog,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+        super::print_out(&(serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n"))?;
     } else {
         let header = format!(
             "{} ({endpoint}, region {}; {pages} listing page{})",
@@ -46,7 +49,7 @@ pub fn run(a: &LsArgs) -> Result<ExitCode, String> {
             config.region.as_str(),
             if pages == 1 { "" } else { "s" }
         );
-        print!("{}", summary::render(&header, &catalog.summary()));
+        super::print_out(&summary::render(&header, &catalog.summary()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

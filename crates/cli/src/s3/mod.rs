@@ -9,7 +9,7 @@ mod ls;
 mod summary;
 
 use args::Common;
-use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Config};
+use d9lens_core::s3::{BucketName, Credentials, Endpoint, ErrorKind, Region, S3Config};
 use http::FetchError;
 use std::process::ExitCode;
 
@@ -42,7 +42,12 @@ fn env(name: &str) -> Option<String> {
 
 /// The bucket's configuration from the flags and the AWS environment variables.
 fn config(common: &Common) -> Result<S3Config, String> {
-    let endpoint = match common.endpoint.clone().or_else(|| env("AWS_ENDPOINT_URL_S3")).or_else(|| env("AWS_ENDPOINT_URL")) {
+    let endpoint = match common
+        .endpoint
+        .clone()
+        .or_else(|| env("AWS_ENDPOINT_URL_S3"))
+        .or_else(|| env("AWS_ENDPOINT_URL"))
+    {
         Some(url) => Endpoint::custom(&url).map_err(|e| e.to_string())?,
         None => Endpoint::Aws,
     };
@@ -62,8 +67,38 @@ fn config(common: &Common) -> Result<S3Config, String> {
     })
 }
 
+/// Where the CLI's credentials come from, when an error is about them.
+fn credentials_hint(err: &FetchError, signed: bool) -> Option<&'static str> {
+    let FetchError::S3(e) = err else { return None };
+    match e.kind()? {
+        ErrorKind::SignatureDoesNotMatch
+        | ErrorKind::InvalidAccessKeyId
+        | ErrorKind::InvalidToken
+        | ErrorKind::ExpiredToken => Some(
+            "d9lens reads the key id, secret access key and session token from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.",
+        ),
+        ErrorKind::AccessDenied if !signed => {
+            Some("No AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment: the requests were sent unsigned.")
+        }
+        _ => None,
+    }
+}
+
 /// Prints an S3 failure (cause and fix) and gives the exit code for it.
-fn failed(err: &FetchError) -> ExitCode {
+fn failed(err: &FetchError, config: &S3Config) -> ExitCode {
     eprintln!("d9lens: {}", err.explain());
+    if let Some(hint) = credentials_hint(err, config.credentials.is_some()) {
+        eprintln!("{hint}");
+    }
     ExitCode::from(1)
+}
+
+/// Writes the result to stdout; a closed pipe (`| head`) is not an error.
+fn print_out(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing the output: {e}")),
+        _ => Ok(()),
+    }
 }

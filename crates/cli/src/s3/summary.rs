@@ -15,7 +15,9 @@ pub fn endpoint_text(config: &S3Config) -> String {
                 .list_objects_v2(&Default::default(), Timestamp::from_unix_secs(0))
                 .url;
             let base = url.split('?').next().unwrap_or(&url);
-            let base = base.strip_suffix(&format!("/{}", config.bucket.as_str())).unwrap_or(base);
+            let base = base
+                .strip_suffix(&format!("/{}", config.bucket.as_str()))
+                .unwrap_or(base);
             format!("endpoint {base}")
         }
     }
@@ -66,7 +68,10 @@ fn anomaly(a: &BootAnomaly) -> String {
 fn boot_line(out: &mut String, b: &BootSummary) {
     let start = match &b.start {
         BootStart::First => "first boot".to_owned(),
-        BootStart::Restart { previous_boot, downtime_secs } => format!(
+        BootStart::Restart {
+            previous_boot,
+            downtime_secs,
+        } => format!(
             "RESTART after {} (previous boot {})",
             duration(*downtime_secs),
             previous_boot.as_deref().unwrap_or("without id")
@@ -102,8 +107,12 @@ fn boot_line(out: &mut String, b: &BootSummary) {
 }
 
 fn host_block(out: &mut String, h: &HostSummary) {
-    let interval = h.typical_interval_secs.map_or(String::new(), |s| format!(", every {}", duration(s)));
-    let load = h.relative_load_pct.map_or(String::new(), |p| format!(", median {p}% of typical"));
+    let interval = h
+        .typical_interval_secs
+        .map_or(String::new(), |s| format!(", every {}", duration(s)));
+    let load = h
+        .relative_load_pct
+        .map_or(String::new(), |p| format!(", median {p}% of typical"));
     let _ = writeln!(
         out,
         "    {}: {}, {}, {} → {}{interval}; {} busy, {} quiet, {} empty{load}",
@@ -130,7 +139,11 @@ fn host_block(out: &mut String, h: &HostSummary) {
             g.boot_after.as_deref().unwrap_or("-")
         );
     }
-    if let Some(peak) = h.density.iter().max_by_key(|d| (d.bytes, std::cmp::Reverse(d.minute_secs))) {
+    if let Some(peak) = h
+        .density
+        .iter()
+        .max_by_key(|d| (d.bytes, std::cmp::Reverse(d.minute_secs)))
+    {
         let busy = h.density.iter().filter(|d| d.load == Load::Busy).count();
         let _ = writeln!(
             out,
@@ -169,11 +182,20 @@ pub fn render(header: &str, s: &CatalogSummary) -> String {
         );
     }
     if !s.roots.is_empty() {
-        let roots: Vec<&str> = s.roots.iter().map(|r| if r.is_empty() { "(bucket root)" } else { r }).collect();
+        let roots: Vec<&str> = s
+            .roots
+            .iter()
+            .map(|r| if r.is_empty() { "(bucket root)" } else { r })
+            .collect();
         let _ = writeln!(out, "Layout roots: {}", roots.join(", "));
     }
     if let (Some(typical), Some(busy)) = (s.load.typical_bytes, s.load.busy_bytes) {
-        let _ = writeln!(out, "Load: typical segment {}, busy from {}", bytes(typical), bytes(busy));
+        let _ = writeln!(
+            out,
+            "Load: typical segment {}, busy from {}",
+            bytes(typical),
+            bytes(busy)
+        );
     }
     let _ = writeln!(
         out,
@@ -210,7 +232,11 @@ pub fn render(header: &str, s: &CatalogSummary) -> String {
     if !s.others.is_empty() {
         let _ = writeln!(out, "\nOTHER OBJECTS (not segments): {}", s.other_objects);
         for group in &s.others {
-            let parent = if group.parent.is_empty() { "(bucket root)" } else { &group.parent };
+            let parent = if group.parent.is_empty() {
+                "(bucket root)"
+            } else {
+                &group.parent
+            };
             let _ = writeln!(out, "  {parent}/");
             for o in &group.objects {
                 let name = o.key.rsplit('/').next().unwrap_or(&o.key);

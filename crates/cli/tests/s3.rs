@@ -1,0 +1,650 @@
+//! `d9lens s3` against a real S3-compatible server: s3s-fs (it verifies SigV4)
+//! serving a copy of tests/fixtures/s3-bucket/ as bucket `d9lens-demo`, behind the
+//! CORS front of tests/s3/front.mjs; both started on free ports by
+//! tests/s3/servers.mjs, once per test binary, and stopped when it exits.
+//!
+//! Skipped (with a message) only when the `s3s-fs` binary is missing; under CI=true
+//! a missing s3s-fs fails instead, since scripts/setup.sh installs it.
+
+use d9lens_core::s3::{BucketName, ByteRange, Credentials, Endpoint, Region, S3Config, Timestamp};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+const BUCKET: &str = "d9lens-demo";
+const ACCESS_KEY_ID: &str = "d9lensdemo";
+const SECRET: &str = "d9lens-demo-secret-key";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Servers {
+    cors: String,
+    plain: String,
+    /// servers.mjs: it stops s3s-fs and itself when its stdin closes, i.e. when this
+    /// test process exits.
+    _child: Mutex<Child>,
+}
+
+fn s3s_fs() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("S3S_FS") {
+        return Some(p.into());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let home = std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo/bin"));
+    std::env::split_paths(&path)
+        .chain(home)
+        .map(|dir| dir.join("s3s-fs"))
+        .find(|c| c.is_file())
+}
+
+fn servers() -> Option<&'static Servers> {
+    static SERVERS: OnceLock<Option<Servers>> = OnceLock::new();
+    SERVERS
+        .get_or_init(|| {
+            let Some(bin) = s3s_fs() else {
+                let msg = "s3s-fs is not installed: scripts/setup.sh installs it \
+                           (cargo install --locked s3s-fs --version 0.14.1 --features binary)";
+                assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+                // Straight to stderr: libtest captures eprintln! of passing tests.
+                let _ = writeln!(std::io::stderr(), "SKIPPED: the S3 tests need s3s-fs. {msg}");
+                return None;
+            };
+            let state = std::env::temp_dir().join(format!("d9lens-s3-test-{}.json", std::process::id()));
+            let mut child = Command::new("node")
+                .arg(root().join("tests/s3/servers.mjs"))
+                .args(["run", "--watch-stdin"])
+                .env("S3_PORT", "0")
+                .env("S3_CORS_PORT", "0")
+                .env("S3S_FS", bin)
+                .env("D9LENS_S3_STATE", state)
+                .env_remove("S3_CORS_ORIGINS")
+                .env_remove("S3_REGION")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("node runs tests/s3/servers.mjs");
+            let mut line = String::new();
+            BufReader::new(child.stdout.take().expect("piped"))
+                .read_line(&mut line)
+                .expect("read endpoints");
+            let endpoints: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("servers.mjs printed {line:?}: {e}"));
+            Some(Servers {
+                cors: endpoints["corsEndpoint"].as_str().expect("corsEndpoint").to_owned(),
+                plain: endpoints["plainEndpoint"].as_str().expect("plainEndpoint").to_owned(),
+                _child: Mutex::new(child),
+            })
+        })
+        .as_ref()
+}
+
+macro_rules! servers {
+    () => {
+        match servers() {
+            Some(s) => s,
+            None => return,
+        }
+    };
+}
+
+/// Runs `d9lens s3 ARGS` with only the given AWS environment (demo credentials by default).
+fn d9lens_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_d9lens"));
+    cmd.args(args);
+    for var in [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_SECURITY_TOKEN",
+        "AWS_CREDENTIAL_EXPIRATION",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_S3",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("AWS_ACCESS_KEY_ID", ACCESS_KEY_ID)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET);
+    for (k, v) in env {
+        if v.is_empty() {
+            cmd.env_remove(k);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    cmd.output().expect("run d9lens")
+}
+
+fn d9lens(args: &[&str]) -> Output {
+    d9lens_env(args, &[])
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}); stderr:\n{}", text(&out.stderr)))
+}
+
+/// A raw HTTP/1.1 exchange: (status, lower-cased headers, body).
+fn http(
+    base: &str,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, BTreeMap<String, String>, Vec<u8>) {
+    let authority = base.strip_prefix("http://").expect("http endpoint");
+    let mut stream = TcpStream::connect(authority).expect("connect");
+    let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(req.as_bytes()).expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("receive");
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("header end");
+    let head = text(&raw[..split]);
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        body = dechunk(&body);
+    }
+    (status, headers, body)
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data.windows(2).position(|w| w == b"\r\n").expect("chunk size line");
+        let size = usize::from_str_radix(text(&data[..line_end]).trim(), 16).expect("chunk size");
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[line_end + 2..line_end + 2 + size]);
+        data = &data[line_end + 4 + size..];
+    }
+}
+
+fn fixtures() -> PathBuf {
+    root().join("tests/fixtures")
+}
+
+fn listing() -> Value {
+    serde_json::from_slice(&std::fs::read(fixtures().join("s3-bucket.listing.json")).unwrap()).unwrap()
+}
+
+fn find<'a>(items: &'a Value, field: &str, value: &str) -> &'a Value {
+    items
+        .as_array()
+        .and_then(|a| a.iter().find(|i| i[field] == value))
+        .unwrap_or_else(|| panic!("no {field} = {value} in {items}"))
+}
+
+#[test]
+fn ls_lists_the_whole_bucket_page_by_page() {
+    let s = servers!();
+    let out = d9lens(&[
+        "s3",
+        "ls",
+        &format!("s3://{BUCKET}"),
+        "--endpoint",
+        &s.cors,
+        "--max-keys",
+        "7",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = json(&out);
+    assert_eq!(v["pages"], 5, "30 objects at 7 a page");
+
+    // Every object of the fixture, with its size.
+    let listed: BTreeMap<String, u64> = ["segments", "others"]
+        .iter()
+        .flat_map(|k| v["catalog"][k].as_array().unwrap().iter())
+        .map(|o| (o["key"].as_str().unwrap().to_owned(), o["size"].as_u64().unwrap()))
+        .collect();
+    let expected: BTreeMap<String, u64> = listing()["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["key"].as_str().unwrap().to_owned(), o["bytes"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(listed, expected);
+
+    let summary = &v["summary"];
+    assert_eq!(summary["objects"], 30);
+    assert_eq!(summary["segments"], 26);
+    assert_eq!(summary["v1Segments"], 24);
+    assert_eq!(summary["positionalSegments"], 2);
+    let services: Vec<&str> = summary["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(services, ["checkout-api", "inventory-svc", "payments/api"]);
+    assert_eq!(
+        find(&summary["services"], "name", "payments/api")["rawNames"],
+        serde_json::json!(["payments%2Fapi"])
+    );
+    assert_eq!(summary["instances"].as_array().unwrap().len(), 6);
+    assert_eq!(summary["dates"], serde_json::json!(["2026-11-30", "2026-12-01"]));
+
+    // ip-10-0-1-23 restarted: gauu (positional) → qghy → zgmu.
+    let checkout = find(&summary["services"], "name", "checkout-api");
+    let host = checkout["subnets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["hosts"].as_array().unwrap())
+        .find(|h| h["instance"] == "ip-10-0-1-23")
+        .expect("ip-10-0-1-23");
+    assert_eq!(host["ip"], "10.0.1.23");
+    let zgmu = find(&host["boots"], "boot", "zgmu-24044");
+    assert_eq!(zgmu["start"]["kind"], "restart");
+    assert_eq!(zgmu["start"]["previousBoot"], "qghy-22982");
+    assert_eq!(
+        find(&host["boots"], "boot", "gauu-25994")["layouts"],
+        serde_json::json!(["positional"])
+    );
+
+    // The objects that are not segments, with their reason.
+    let others: BTreeSet<&str> = summary["others"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["objects"].as_array().unwrap())
+        .map(|o| o["key"].as_str().unwrap())
+        .collect();
+    let fixture = listing();
+    let not_segments: BTreeSet<&str> = fixture["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["layout"].is_null())
+        .map(|o| o["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(others, not_segments);
+    assert!(others.contains("README.txt") && others.len() == 4, "{others:?}");
+
+    // The text form says the same.
+    let out = d9lens(&[
+        "s3",
+        "ls",
+        &format!("s3://{BUCKET}"),
+        "--endpoint",
+        &s.cors,
+        "--max-keys",
+        "7",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    for needle in [
+        "30 objects",
+        "5 listing pages",
+        "SERVICE payments/api (in keys: payments%2Fapi)",
+        "subnet 10.0.1.0/24",
+        "boot zgmu-24044",
+        "RESTART after 13m45s (previous boot qghy-22982)",
+        "missing #3–#95",
+        "OTHER OBJECTS (not segments): 4",
+        "upload.lock",
+        "Segment starts: 2026-11-30T08:14:52Z",
+    ] {
+        assert!(shown.contains(needle), "{needle:?} missing from:\n{shown}");
+    }
+}
+
+#[test]
+fn ls_under_a_prefix_and_without_the_cors_front() {
+    let s = servers!();
+    let out = d9lens(&[
+        "s3",
+        "ls",
+        &format!("s3://{BUCKET}/version=1/date=2026-12-01/"),
+        "--endpoint",
+        &s.plain,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = json(&out);
+    assert_eq!(v["summary"]["objects"], 8);
+    assert_eq!(v["summary"]["dates"], serde_json::json!(["2026-12-01"]));
+}
+
+#[test]
+fn wrong_secret_explains_without_showing_it() {
+    let s = servers!();
+    let wrong = "Wr0ngSecretKeyValue/abcdefghijklmnopqrstu";
+    let out = d9lens_env(
+        &["s3", "ls", &format!("s3://{BUCKET}"), "--endpoint", &s.cors],
+        &[("AWS_SECRET_ACCESS_KEY", wrong)],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(all.contains("SignatureDoesNotMatch"), "{all}");
+    assert!(all.contains("secret access key is wrong"), "{all}");
+    assert!(all.contains("Check the secret access key field"), "{all}");
+    assert!(all.contains("AWS_SECRET_ACCESS_KEY"), "{all}");
+    assert!(!all.contains(wrong) && !all.contains("Wr0ngSecret"), "{all}");
+    assert!(!all.contains("X-Amz-Signature="), "{all}");
+}
+
+#[test]
+fn anonymous_requests_are_refused_with_a_hint() {
+    let s = servers!();
+    let out = d9lens_env(
+        &["s3", "ls", &format!("s3://{BUCKET}"), "--endpoint", &s.cors],
+        &[("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", "")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("AccessDenied") && err.contains("s3:ListBucket"), "{err}");
+    assert!(err.contains("sent unsigned"), "{err}");
+}
+
+#[test]
+fn wrong_region_is_retried_in_the_right_one() {
+    let s = servers!();
+    let out = d9lens(&[
+        "s3",
+        "ls",
+        &format!("s3://{BUCKET}/2026-11-30/"),
+        "--endpoint",
+        &s.cors,
+        "--region",
+        "eu-west-1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("The bucket is in region us-east-1") && err.contains("Retrying in region us-east-1"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("region us-east-1"));
+    assert!(text(&out.stdout).contains("2 objects"));
+}
+
+/// Drops what names a file (its key here, its base name locally), so that reports
+/// of the same traces compare equal.
+fn without_file_names(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for k in ["label", "files", "file"] {
+                map.remove(k);
+            }
+            map.values_mut().for_each(without_file_names);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_file_names),
+        _ => {}
+    }
+}
+
+fn reference(key: &str) -> Value {
+    let path = fixtures()
+        .join("s3-bucket.reference")
+        .join(format!("{key}.reference.json"));
+    serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+}
+
+#[test]
+fn analyze_a_boot_window_equals_the_local_analysis() {
+    let s = servers!();
+    let out = d9lens(&[
+        "s3",
+        "analyze",
+        &format!("s3://{BUCKET}/version=1/"),
+        "--endpoint",
+        &s.cors,
+        "--service",
+        "checkout-api",
+        "--host",
+        "ip-10-0-2-14",
+        "--boot",
+        "mioh-24043",
+        "--from",
+        "2026-11-30T14:05:00Z",
+        "--to",
+        "2026-11-30T14:07:00Z",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut remote = json(&out);
+    let keys = [
+        "version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-2-14/boot=mioh-24043/1796047538-0.bin.gz",
+        "version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-2-14/boot=mioh-24043/1796047553-1.bin.gz",
+        "version=1/date=2026-11-30/service=checkout-api/time=1406/instance=ip-10-0-2-14/boot=mioh-24043/1796047568-2.bin.gz",
+    ];
+    assert_eq!(remote["files"], serde_json::json!(keys));
+    assert_eq!(remote["errors"], serde_json::json!([]));
+
+    // The merged numbers are the sums of dial9's reference for each segment.
+    let refs: Vec<Value> = keys.iter().map(|k| reference(k)).collect();
+    let sum = |f: &dyn Fn(&Value) -> u64| refs.iter().map(f).sum::<u64>();
+    assert_eq!(
+        remote["summary"]["eventCount"],
+        sum(&|r| r["summary"]["eventCount"].as_u64().unwrap())
+    );
+    assert_eq!(
+        remote["summary"]["cpuSampleCount"],
+        sum(&|r| r["summary"]["cpuSampleCount"].as_u64().unwrap())
+    );
+    assert_eq!(
+        remote["summary"]["taskSpawnCount"],
+        sum(&|r| r["summary"]["taskSpawnCount"].as_u64().unwrap())
+    );
+    assert_eq!(
+        remote["longPolls"]["count"],
+        sum(&|r| r["longPolls"]["count"].as_u64().unwrap())
+    );
+    assert_eq!(remote["longPolls"]["worstNs"], 4_157_646);
+
+    // And everything equals `d9lens analyze` of the same files on disk.
+    let paths: Vec<String> = keys
+        .iter()
+        .map(|k| fixtures().join("s3-bucket").join(k).to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec!["analyze", "--json"];
+    args.extend(paths.iter().map(String::as_str));
+    let local = Command::new(env!("CARGO_BIN_EXE_d9lens")).args(&args).output().unwrap();
+    assert!(local.status.success());
+    let mut local = json(&local);
+    without_file_names(&mut remote);
+    without_file_names(&mut local);
+    assert!(remote == local, "s3 analyze differs from the local analysis");
+}
+
+#[test]
+fn a_broken_segment_is_reported_and_the_rest_analyzed() {
+    let s = servers!();
+    let out = d9lens(&[
+        "s3",
+        "analyze",
+        &format!("s3://{BUCKET}"),
+        "--endpoint",
+        &s.cors,
+        "--host",
+        "ip-10-0-1-57",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v = json(&out);
+    assert_eq!(v["files"].as_array().unwrap().len(), 7);
+    let prefix = "version=1/date=2026-11-30/service=checkout-api/time=1406/instance=ip-10-0-1-57/boot=nzuq-22983/";
+    let truncated = find(&v["errors"], "file", &format!("{prefix}1796047573-98.bin.gz"));
+    assert!(truncated["offset"].as_u64().is_some_and(|o| o > 0), "{truncated}");
+    assert!(
+        truncated["message"].as_str().unwrap().contains("truncated"),
+        "{truncated}"
+    );
+    let failed: BTreeSet<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed.len(), 3, "empty, truncated and XML objects: {failed:?}");
+
+    // The readable segments (including the uncompressed one) are all counted.
+    let readable: u64 = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .filter(|f| !failed.contains(f))
+        .map(|f| reference(f)["summary"]["eventCount"].as_u64().unwrap())
+        .sum();
+    assert_eq!(v["summary"]["eventCount"], readable);
+
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("{prefix}1796047573-98.bin.gz @")), "{err}");
+}
+
+fn fault(s: &Servers, body: &str) {
+    let (status, _, _) = http(
+        &s.cors,
+        "POST",
+        "/__d9lens/fault",
+        &[("Content-Type", "application/json")],
+        body,
+    );
+    assert_eq!(status, 200);
+}
+
+fn requests(s: &Servers, containing: &str) -> Vec<(u64, bool)> {
+    let (_, _, body) = http(&s.cors, "GET", "/__d9lens/requests", &[], "");
+    let log: Value = serde_json::from_slice(&body).unwrap();
+    log.as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"].as_str().unwrap().contains(containing))
+        .map(|r| (r["status"].as_u64().unwrap(), r["fault"].as_bool().unwrap()))
+        .collect()
+}
+
+#[test]
+fn throttling_is_retried_with_backoff() {
+    let s = servers!();
+    // Two 503 SlowDown answers for one segment download, one for a listing page.
+    fault(
+        s,
+        r#"{"status":503,"count":2,"pathContains":"boot%3Dlovg-24843/1796083195-1"}"#,
+    );
+    fault(
+        s,
+        r#"{"status":503,"count":1,"pathContains":"prefix=version%3D1%2Fdate%3D2026-11-30%2Fservice%3Dpayments"}"#,
+    );
+    let out = d9lens(&[
+        "s3",
+        "analyze",
+        &format!("s3://{BUCKET}/version=1/date=2026-11-30/service=payments"),
+        "--endpoint",
+        &s.cors,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("listing page 1: S3 is throttling requests (HTTP 503)"),
+        "{err}"
+    );
+    assert!(err.contains("Retry 2 in"), "{err}");
+    assert_eq!(json(&out)["errors"], serde_json::json!([]));
+    assert_eq!(requests(s, "1796083195-1"), [(503, true), (503, true), (200, false)]);
+}
+
+fn presigned(endpoint: &str, key: &str, range: Option<ByteRange>) -> (String, Vec<(String, String)>) {
+    let config = S3Config {
+        endpoint: Endpoint::custom(endpoint).unwrap(),
+        bucket: BucketName::new(BUCKET).unwrap(),
+        region: Region::new("us-east-1").unwrap(),
+        credentials: Some(Credentials::new(ACCESS_KEY_ID, SECRET, None).unwrap()),
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let req = config.get_object(key, range, Timestamp::from_unix_secs(now as i64));
+    let target = req.url.strip_prefix(endpoint).expect("the endpoint's URL").to_owned();
+    (target, req.headers)
+}
+
+#[test]
+fn the_front_answers_cors_like_s3_and_passes_requests_through() {
+    let s = servers!();
+    let origin = ("Origin", "http://localhost:8080");
+    let key = "version=1/date=2026-11-30/service=payments%2Fapi/time=2359/instance=ip-10-0-1-88/boot=lovg-24843/1796083180-0.bin.gz";
+    let size = find(&listing()["objects"], "key", key)["bytes"].as_u64().unwrap();
+
+    // Preflight of a ranged GET.
+    let (target, _) = presigned(&s.cors, key, None);
+    let (status, h, _) = http(
+        &s.cors,
+        "OPTIONS",
+        &target,
+        &[
+            origin,
+            ("Access-Control-Request-Method", "GET"),
+            ("Access-Control-Request-Headers", "range"),
+        ],
+        "",
+    );
+    assert_eq!(status, 200);
+    assert_eq!(h["access-control-allow-origin"], "http://localhost:8080");
+    assert!(h["access-control-allow-methods"].contains("GET") && h["access-control-allow-methods"].contains("HEAD"));
+    assert_eq!(h["access-control-allow-headers"], "range");
+    assert_eq!(h["access-control-max-age"], "3600");
+
+    // A presigned ranged GET through the front: S3's answer plus the CORS headers.
+    let range = ByteRange::new(0, 99);
+    let (target, headers) = presigned(&s.cors, key, range);
+    let mut all: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    all.push(origin);
+    let (status, h, body) = http(&s.cors, "GET", &target, &all, "");
+    assert_eq!(status, 206, "{}", text(&body));
+    assert_eq!(body.len(), 100);
+    assert_eq!(&body[..2], [0x1f, 0x8b]);
+    assert_eq!(h["content-range"], format!("bytes 0-99/{size}"));
+    assert_eq!(h["access-control-allow-origin"], "http://localhost:8080");
+    for exposed in [
+        "ETag",
+        "Content-Length",
+        "Content-Range",
+        "Date",
+        "x-amz-request-id",
+        "x-amz-bucket-region",
+    ] {
+        assert!(h["access-control-expose-headers"].contains(exposed), "{exposed}");
+    }
+
+    // The same request to s3s-fs directly: the right bytes, no CORS headers at all.
+    let (target, _) = presigned(&s.plain, key, None);
+    let (status, h, body) = http(&s.plain, "GET", &target, &[origin], "");
+    assert_eq!(status, 200);
+    assert_eq!(body.len() as u64, size);
+    assert!(!h.contains_key("access-control-allow-origin"));
+
+    // Unsigned requests are refused (s3s-fs really checks signatures).
+    let (status, _, _) = http(&s.cors, "GET", &format!("/{BUCKET}/README.txt"), &[origin], "");
+    assert_eq!(status, 403);
+}

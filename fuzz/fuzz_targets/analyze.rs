@@ -1,0 +1,31 @@
+//! Arbitrary bytes → the whole per-file path: container detection (raw or
+//! gzip, inflation capped), decode, analysis, merge, finish, text render and
+//! JSON serialization. Any panic, abort or OOM is a bug.
+#![no_main]
+
+use d9lens_core::analysis::{Merger, Options, analyze_file};
+use d9lens_core::report::text;
+use libfuzzer_sys::fuzz_target;
+
+/// Small enough that no input can push the fuzzer towards its RSS limit by
+/// design (an inflated segment lives next to its decoded events).
+const MAX_INFLATED: usize = 64 << 20;
+
+fuzz_target!(|data: &[u8]| {
+    for reference_compatible in [false, true] {
+        let opts = Options { reference_compatible, max_inflated_bytes: MAX_INFLATED };
+        let outcome = analyze_file("fuzz.bin", data, &opts);
+        if let Some(err) = &outcome.error {
+            assert_eq!(err.file, "fuzz.bin");
+            assert!(!err.message.is_empty());
+        }
+        let mut merger = Merger::new(opts.clone());
+        if let Some(err) = outcome.error {
+            merger.add_error(err);
+        }
+        merger.add(outcome.partial);
+        let report = merger.finish();
+        let _ = text::render(&report, &opts);
+        serde_json::to_string(&report).expect("a report always serializes");
+    }
+});

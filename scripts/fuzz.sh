@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Bounded fuzzing of the whole per-file path (fuzz/fuzz_targets/analyze.rs).
+#
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET]     (defaults: 60 s, analyze)
+# Env:   JOBS=N    parallel libFuzzer jobs (default 1; the machines have 2 cores)
+#
+# Works on the stable toolchain: cargo-fuzz builds with -Zsanitizer=address and
+# other -Z flags, which stable rustc accepts under RUSTC_BOOTSTRAP=1 (the ASan
+# runtime ships with stable rust-std for x86_64-unknown-linux-gnu).
+# Installs cargo-fuzz when it is missing. Seeds the corpus from the smallest
+# fixtures on every run (raw segment, its gzip, truncated variants, an S3
+# .bin.gz); inputs libFuzzer finds accumulate in fuzz/corpus/TARGET (ignored
+# by git). Exits non-zero on any crash, panic, OOM (> 2 GiB RSS) or timeout;
+# the reproducer is then in fuzz/artifacts/TARGET/ and can be replayed with
+#   RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET fuzz/artifacts/TARGET/crash-…
+set -euo pipefail
+
+secs=${1:-60}
+target=${2:-analyze}
+here=$(cd "$(dirname "$0")/.." && pwd)
+export PATH="$HOME/.cargo/bin:$PATH"
+log() { printf '\033[1m[fuzz]\033[0m %s\n' "$*" >&2; }
+
+cd "$here"
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  log "installing cargo-fuzz"
+  cargo install cargo-fuzz --locked || cargo install cargo-fuzz
+fi
+
+# The toolchain rust-toolchain.toml selects is stable: let it take -Z flags.
+if ! rustc --version | grep -q -- '-nightly'; then
+  export RUSTC_BOOTSTRAP=1
+fi
+
+# Seed corpus from the fixtures (small inputs keep libFuzzer fast).
+corpus=$here/fuzz/corpus/$target
+mkdir -p "$corpus" "$here/fuzz/artifacts/$target"
+fx=tests/fixtures
+seed=$fx/rotation/trace.4.bin
+size=$(stat -c %s "$seed")
+cp "$seed" "$corpus/seed-trace4.bin"
+gzip -9nc "$seed" >"$corpus/seed-trace4.bin.gz"
+for frac in 1 2 3; do
+  head -c $((size * frac / 4)) "$seed" >"$corpus/seed-trace4-cut$frac.bin"
+done
+head -c 512 "$seed" >"$corpus/seed-trace4-head.bin"
+gzip -9nc "$seed" | head -c 4000 >"$corpus/seed-trace4-cut.bin.gz"
+s3=$(find "$fx/s3-bucket" -name '*.bin.gz' -size -64k | sort | head -n1)
+[ -n "$s3" ] && cp "$s3" "$corpus/seed-s3.bin.gz"
+
+log "building fuzz target $target (cargo fuzz, $(rustc --version))"
+cargo fuzz build "$target"
+
+# -jobs forks workers that log to fuzz-N.log; only when asked for.
+parallel=()
+if [ "${JOBS:-1}" -gt 1 ]; then
+  parallel=(-jobs="$JOBS" -workers="$JOBS")
+fi
+
+log "fuzzing $target for ${secs}s"
+# -max_len: room for the seeds and their gzip; -timeout: one input may not take
+# a minute (a hang is a bug); -rss_limit_mb: the target caps inflation at 64 MiB.
+cargo fuzz run "$target" "$corpus" -- \
+  -max_total_time="$secs" \
+  -rss_limit_mb=2048 \
+  -timeout=60 \
+  -max_len=65536 \
+  -dict="$here/fuzz/analyze.dict" \
+  -artifact_prefix="$here/fuzz/artifacts/$target/" \
+  -print_final_stats=1 \
+  "${parallel[@]}"
+log "no crash in ${secs}s"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sets up what is missing, then runs every test of d9lens: formatting and
+# lints, native core/CLI tests (parity with dial9's analyze.js, S3 signing and
+# listing, layouts, robustness), wasm tests in headless Chromium, the release
+# build of the page, end-to-end browser tests against real servers, and a
+# bounded fuzzing run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export PATH="$HOME/.cargo/bin:$root/node_modules/.bin:$PATH"
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+
+scripts/setup.sh
+
+step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
+
+step "format and lints"
+cargo fmt --all --check
+cargo clippy -p d9lens-core -p d9lens-cli --all-targets -- -D warnings
+cargo clippy -p d9lens-web --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "native tests (core + CLI)"
+cargo test -p d9lens-core -p d9lens-cli
+
+step "wasm tests in headless Chromium"
+CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unknown-unknown
+
+step "release build of the page"
+trunk build --release
+
+step "end-to-end tests in headless Chromium"
+node --test tests/e2e/
+
+if [ -x scripts/fuzz.sh ]; then
+  step "bounded fuzzing"
+  scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+fi
+
+step "all tests passed"

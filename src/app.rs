@@ -1,0 +1,34 @@
+//! The page.
+
+use crate::drop_zone::DropZone;
+use crate::errors::ErrorsPanel;
+use crate::progress::ProgressPanel;
+use crate::report::ReportView;
+use crate::session::AppState;
+use leptos::prelude::*;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::new();
+    view! {
+        <header class="topbar">
+            <div class="topbar-inner">
+                <span class="brand">
+                    <span class="brand-mark" aria-hidden="true">"◉"</span>
+                    "d9lens"
+                </span>
+                <span class="tagline">"Tokio runtime trace analyzer for dial9 traces"</span>
+            </div>
+        </header>
+        <main class="page">
+            <DropZone state=state />
+            {move || state.notice.get().map(|n| view! { <p class="notice" data-testid="notice">{n}</p> })}
+            <ProgressPanel state=state />
+            <ErrorsPanel state=state />
+            {move || state.report.get().map(|r| view! { <ReportView report=r /> })}
+        </main>
+        <footer class="footer">
+            "d9lens · runs entirely in your browser · numbers as dial9's analyze.js prints them"
+        </footer>
+    }
+}

@@ -1,0 +1,136 @@
+//! The messages between the page and its analysis workers.
+//!
+//! Main → worker: [`ToWorker::Analyze`]. Its small fields travel as one JSON
+//! string (`header`); the trace bytes travel beside it as an `ArrayBuffer`
+//! that the page *transfers* (no copy, the page loses access to it).
+//!
+//! Worker → main: [`FromWorker`], one JSON string per message. A worker posts
+//! `Ready` first: anything the page posts before the worker's wasm has loaded
+//! would be lost, so the pool only hands work to workers that said `Ready`.
+
+use d9lens_core::analysis::{FileOutcome, Options};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::{JsCast, JsValue};
+
+// Both enums are externally tagged (`{"done": {...}}`): an internally tagged
+// enum makes serde buffer the content, and buffered content loses serde_json's
+// integer-keyed maps (the partials have some).
+
+/// Main → worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToWorker {
+    /// Analyze one file. `bytes` is raw `TRC` or gzip; the core sniffs which.
+    #[serde(rename_all = "camelCase")]
+    Analyze {
+        id: u32,
+        name: String,
+        options: Options,
+        /// Not part of the JSON header: carried as a transferred `ArrayBuffer`.
+        #[serde(skip)]
+        bytes: Vec<u8>,
+    },
+}
+
+/// What a worker is doing with a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Phase {
+    Inflating,
+    Decoding,
+    Analyzing,
+}
+
+impl Phase {
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Inflating => "inflating",
+            Phase::Decoding => "decoding",
+            Phase::Analyzing => "analyzing",
+        }
+    }
+}
+
+/// Worker → main.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FromWorker {
+    /// The worker's wasm is loaded and its message handler is installed.
+    Ready,
+    /// `bytes`: input bytes of the file; `events`: decoded so far (0 when unknown).
+    #[serde(rename_all = "camelCase")]
+    Progress { id: u32, phase: Phase, bytes: u64, events: u64 },
+    #[serde(rename_all = "camelCase")]
+    Done { id: u32, outcome: FileOutcome },
+    /// The request itself could not be read (never a trace error: those are in `Done`).
+    #[serde(rename_all = "camelCase")]
+    Failed { id: u32, message: String },
+}
+
+/// Everything a malformed message can be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtocolError(pub String);
+
+impl std::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "protocol error: {}", self.0)
+    }
+}
+
+const HEADER: &str = "header";
+const BYTES: &str = "bytes";
+
+/// Builds the message for an `Analyze` request around an `ArrayBuffer` the page
+/// already holds, and the transfer list to post it with. The buffer is moved,
+/// not copied, into the worker.
+pub fn encode_analyze(id: u32, name: &str, options: &Options, bytes: js_sys::ArrayBuffer) -> (JsValue, js_sys::Array) {
+    let header = ToWorker::Analyze { id, name: name.to_string(), options: options.clone(), bytes: Vec::new() };
+    let msg = js_sys::Object::new();
+    let json = serde_json::to_string(&header).expect("request header serializes");
+    set(&msg, HEADER, &JsValue::from_str(&json));
+    set(&msg, BYTES, &bytes);
+    let transfer = js_sys::Array::of1(&bytes);
+    (msg.into(), transfer)
+}
+
+/// Encodes any request, copying its bytes into a new `ArrayBuffer`.
+pub fn encode_to_worker(msg: &ToWorker) -> (JsValue, js_sys::Array) {
+    match msg {
+        ToWorker::Analyze { id, name, options, bytes } => {
+            let buf = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
+            encode_analyze(*id, name, options, buf)
+        }
+    }
+}
+
+/// Decodes a request on the worker side (copies the bytes into wasm memory).
+pub fn decode_to_worker(data: &JsValue) -> Result<ToWorker, ProtocolError> {
+    let header = js_sys::Reflect::get(data, &JsValue::from_str(HEADER))
+        .ok()
+        .and_then(|h| h.as_string())
+        .ok_or_else(|| ProtocolError("request has no header".into()))?;
+    let mut msg: ToWorker = serde_json::from_str(&header).map_err(|e| ProtocolError(format!("bad request header: {e}")))?;
+    let buf = js_sys::Reflect::get(data, &JsValue::from_str(BYTES)).map_err(|_| ProtocolError("request has no bytes".into()))?;
+    let ToWorker::Analyze { bytes, .. } = &mut msg;
+    if let Some(buf) = buf.dyn_ref::<js_sys::ArrayBuffer>() {
+        *bytes = js_sys::Uint8Array::new(buf).to_vec();
+    } else if let Some(view) = buf.dyn_ref::<js_sys::Uint8Array>() {
+        *bytes = view.to_vec();
+    } else {
+        return Err(ProtocolError("request bytes are not an ArrayBuffer".into()));
+    }
+    Ok(msg)
+}
+
+/// A worker → main message as posted (a JSON string).
+pub fn encode_from_worker(msg: &FromWorker) -> JsValue {
+    JsValue::from_str(&serde_json::to_string(msg).expect("worker message serializes"))
+}
+
+pub fn decode_from_worker(data: &JsValue) -> Result<FromWorker, ProtocolError> {
+    let text = data.as_string().ok_or_else(|| ProtocolError("worker message is not a string".into()))?;
+    serde_json::from_str(&text).map_err(|e| ProtocolError(format!("bad worker message: {e}")))
+}
+
+fn set(obj: &js_sys::Object, key: &str, value: &JsValue) {
+    js_sys::Reflect::set(obj, &JsValue::from_str(key), value).expect("setting a property on a plain object");
+}

@@ -1,0 +1,122 @@
+//! BLOCKING CALLS (scheduling/off-CPU samples).
+
+use super::stack::{leaf_text, stack_view};
+use super::widgets::{bar, stat, Lazy, Section};
+use d9lens_core::fmt::{pct, to_fixed};
+use d9lens_core::report::Report;
+use leptos::prelude::*;
+
+pub fn view(r: &Report) -> impl IntoView + use<> {
+    let b = &r.blocking;
+    (b.off_cpu_samples > 0 || !b.sched_wait_workers.is_empty()).then(|| {
+        let in_poll = b.in_poll;
+        let by_loc = b.in_poll_by_location.clone();
+        let stacks = b.in_poll_stacks.clone();
+        let waits = b.sched_wait_workers.clone();
+        let body = if b.off_cpu_samples == 0 {
+            view! {
+                <p class="muted">
+                    "No off-CPU samples: schedule profiling is not enabled (DIAL9_SCHEDULE_PROFILE_ENABLED=true)."
+                </p>
+                <h3>"Workers with kernel scheduling delays > 1ms"</h3>
+                <ul class="plain">
+                    {waits
+                        .into_iter()
+                        .map(|w| {
+                            view! {
+                                <li>
+                                    {format!(
+                                        "Worker {}: {} events, max {}ms",
+                                        w.worker,
+                                        w.count_over_1ms,
+                                        to_fixed(w.max_ns as f64 / 1e6, 1),
+                                    )}
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
+            }
+                .into_any()
+        } else {
+            view! {
+                <div class="stats">
+                    {stat("Off-CPU samples", b.off_cpu_samples.to_string(), "blocking-off-cpu")}
+                    {stat("In-poll (real blocking)", in_poll.to_string(), "blocking-in-poll")}
+                    {stat("Idle-park", b.idle_park.to_string(), "blocking-idle")}
+                </div>
+                <p class="note">
+                    "Idle-park = a worker with no work parked between polls; it is not blocking. "
+                    "Only in-poll samples are a task blocked mid-poll. An async lock wait (lock().await) "
+                    "ends the poll, so it counts as idle-park."
+                </p>
+                {if in_poll == 0 {
+                    view! { <p class="ok">"No in-poll blocking detected ✅"</p> }.into_any()
+                } else {
+                    view! {
+                        <h3>"In-poll blocking by task spawn location"</h3>
+                        <div class="table-wrap">
+                            <table class="data">
+                                <thead>
+                                    <tr>
+                                        <th class="num">"Samples"</th>
+                                        <th class="bar-col">"Share"</th>
+                                        <th class="num">"%"</th>
+                                        <th>"Spawn location"</th>
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    {by_loc
+                                        .into_iter()
+                                        .take(10)
+                                        .map(|c| {
+                                            let share = c.count as f64 / in_poll as f64 * 100.0;
+                                            view! {
+                                                <tr>
+                                                    <td class="num">{c.count.to_string()}</td>
+                                                    <td class="bar-col">{bar(share)}</td>
+                                                    <td class="num">{format!("{}%", pct(c.count as f64, in_poll as f64, 1))}</td>
+                                                    <td class="loc">{c.loc}</td>
+                                                </tr>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </tbody>
+                            </table>
+                        </div>
+                        <h3>"In-poll blocking call stacks"</h3>
+                        <ul class="stack-groups">
+                            {stacks
+                                .into_iter()
+                                .take(10)
+                                .map(|g| {
+                                    let summary = format!(
+                                        "{} samples ({}%) — leaf: {}",
+                                        g.count,
+                                        pct(g.count as f64, in_poll as f64, 1),
+                                        leaf_text(&g.frames),
+                                    );
+                                    let frames = g.frames;
+                                    view! {
+                                        <li>
+                                            <Lazy summary=summary class="stack-details">
+                                                {stack_view(&frames)}
+                                            </Lazy>
+                                        </li>
+                                    }
+                                })
+                                .collect_view()}
+                        </ul>
+                    }
+                        .into_any()
+                }}
+            }
+                .into_any()
+        };
+        view! {
+            <Section title="Blocking calls" testid="section-blocking" subtitle="scheduling / off-CPU samples".to_string()>
+                {body}
+            </Section>
+        }
+    })
+}

@@ -1,0 +1,49 @@
+//! The report: one element per section, numbers printed as the reference
+//! text report prints them (`d9lens_core::fmt`). Trace strings are untrusted
+//! and only ever rendered as text.
+
+mod blocking;
+mod cpu_hotspots;
+mod kernel_wait;
+mod lifecycle;
+mod long_polls;
+mod memory;
+mod poll_by_spawn;
+mod queue;
+mod red_flags;
+mod sched_delays;
+mod setup;
+mod spans;
+mod stack;
+mod summary;
+mod widgets;
+mod workers;
+
+use d9lens_core::report::Report;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+pub use widgets::{Lazy, Section};
+
+#[component]
+pub fn ReportView(report: Arc<Report>) -> impl IntoView {
+    let r = &*report;
+    view! {
+        <div class="report" data-testid="report">
+            {red_flags::view(r)}
+            {summary::view(r)}
+            {setup::view(r)}
+            {workers::view(r)}
+            {long_polls::view(r)}
+            {sched_delays::view(r)}
+            {poll_by_spawn::view(r)}
+            {lifecycle::view(r)}
+            {blocking::view(r)}
+            {cpu_hotspots::view(r)}
+            {queue::view(r)}
+            {kernel_wait::view(r)}
+            {spans::view(r)}
+            {memory::view(r)}
+        </div>
+    }
+}

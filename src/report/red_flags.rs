@@ -1,0 +1,34 @@
+//! Red flags: the findings worth looking at first.
+
+use super::widgets::Section;
+use d9lens_core::report::{Finding, Report, Severity};
+use leptos::prelude::*;
+
+pub fn view(r: &Report) -> impl IntoView + use<> {
+    let flags = r.red_flags.clone();
+    (!flags.is_empty()).then(|| {
+        view! {
+            <Section title="Red flags" testid="section-red-flags">
+                <ul class="findings">{flags.into_iter().map(finding_view).collect_view()}</ul>
+            </Section>
+        }
+    })
+}
+
+pub fn finding_view(f: Finding) -> impl IntoView {
+    let (icon, class) = match f.severity {
+        Severity::Critical => ("🔴", "critical"),
+        Severity::Warning => ("🟡", "warning"),
+        Severity::Info => ("ℹ️", "info"),
+    };
+    view! {
+        <li class=format!("finding {class}")>
+            <div class="finding-head">
+                <span class="finding-icon" aria-hidden="true">{icon}</span>
+                <code class="finding-check">{f.check}</code>
+                <span class="finding-message">{f.message}</span>
+            </div>
+            {(!f.fix.is_empty()).then(|| view! { <p class="finding-fix">{f.fix}</p> })}
+        </li>
+    }
+}

@@ -1,0 +1,67 @@
+//! SCHEDULING DELAYS (wake → poll latency).
+
+use super::widgets::{opt_loc, stat, Section};
+use d9lens_core::fmt::fmt_dur;
+use d9lens_core::report::Report;
+use leptos::prelude::*;
+
+pub fn view(r: &Report) -> impl IntoView + use<> {
+    let s = r.sched_delays.clone();
+    (s.count > 0 || s.has_histogram).then(|| {
+        let worst = s.worst.clone();
+        view! {
+            <Section title="Scheduling delays" testid="section-sched-delays" subtitle="wake → poll latency".to_string()>
+                <div class="stats">
+                    {stat("Delays > 1ms", s.count_over_1ms.to_string(), "sched-over-1ms")}
+                    {s.has_histogram
+                        .then(|| {
+                            view! {
+                                {stat("p50", fmt_dur(s.p50_ns as f64), "sched-p50")}
+                                {stat("p99", fmt_dur(s.p99_ns as f64), "sched-p99")}
+                                {stat("max", fmt_dur(s.max_ns as f64), "sched-max")}
+                            }
+                        })}
+                    {stat("Wakes measured", s.count.to_string(), "sched-count")}
+                </div>
+                {if s.count_over_1ms == 0 {
+                    view! { <p class="ok">"No delays > 1ms ✅"</p> }.into_any()
+                } else {
+                    view! {
+                        <h3>"Top 5 worst"</h3>
+                        <div class="table-wrap">
+                            <table class="data">
+                                <thead>
+                                    <tr>
+                                        <th class="num">"Delay"</th>
+                                        <th class="num">"Task"</th>
+                                        <th>"Spawn location"</th>
+                                        <th class="num">"Worker"</th>
+                                        <th class="num">"Woken at"</th>
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    {worst
+                                        .into_iter()
+                                        .take(5)
+                                        .map(|d| {
+                                            view! {
+                                                <tr>
+                                                    <td class="num strong">{fmt_dur(d.delay_ns as f64)}</td>
+                                                    <td class="num">{d.task_id.to_string()}</td>
+                                                    <td class="loc">{opt_loc(&d.spawn_loc)}</td>
+                                                    <td class="num">{d.worker.to_string()}</td>
+                                                    <td class="num">{fmt_dur(d.wake_offset_ns as f64)}</td>
+                                                </tr>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </tbody>
+                            </table>
+                        </div>
+                    }
+                        .into_any()
+                }}
+            </Section>
+        }
+    })
+}

@@ -1,0 +1,59 @@
+//! Building blocks shared by the report sections.
+
+use leptos::prelude::*;
+
+/// A report section card.
+#[component]
+pub fn Section(
+    title: &'static str,
+    testid: &'static str,
+    #[prop(optional)] subtitle: Option<String>,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <section class="card section" data-testid=testid>
+            <header class="section-head">
+                <h2>{title}</h2>
+                {subtitle.map(|s| view! { <span class="section-sub">{s}</span> })}
+            </header>
+            {children()}
+        </section>
+    }
+}
+
+/// A `<details>` whose content is only built the first time it is opened
+/// (stacks can be hundreds of frames).
+#[component]
+pub fn Lazy(summary: String, #[prop(optional)] class: &'static str, children: ChildrenFn) -> impl IntoView {
+    let opened = RwSignal::new(false);
+    view! {
+        <details class=format!("lazy {class}") on:toggle=move |_| opened.set(true)>
+            <summary>{summary}</summary>
+            {move || opened.get().then(|| children())}
+        </details>
+    }
+}
+
+/// A horizontal bar for a percentage (0–100).
+pub fn bar(pct: f64) -> impl IntoView {
+    let width = format!("{:.2}%", pct.clamp(0.0, 100.0));
+    view! {
+        <span class="bar" aria-hidden="true">
+            <span class="bar-fill" style:width=width></span>
+        </span>
+    }
+}
+
+/// A labelled number in the summary grids.
+pub fn stat(label: &'static str, value: String, testid: &'static str) -> impl IntoView {
+    view! {
+        <div class="stat">
+            <div class="stat-label">{label}</div>
+            <div class="stat-value" data-testid=testid>{value}</div>
+        </div>
+    }
+}
+
+pub fn opt_loc(loc: &Option<String>) -> String {
+    loc.clone().unwrap_or_else(|| "(unknown)".into())
+}

@@ -1,0 +1,138 @@
+//! A bucket connection: the core's [`S3Config`] plus what the page learns while
+//! talking to S3 (the server's clock offset, the bucket's real region).
+//!
+//! Every request is re-signed on each attempt, so a retry after a clock or
+//! region correction uses the corrected values. Retryable answers (throttling,
+//! 5xx) are retried with the core's bounded backoff; a wrong region is retried
+//! once in the region S3 named; a clock problem once with S3's time.
+
+use super::fetch::{self, HttpResponse};
+use d9lens_core::s3::{
+    ListObjectsV2, ListPage, Region, S3Config, S3Error, Timestamp, backoff_delay, clock_offset_millis, parse_list_page,
+};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Ignore `Date`-header offsets below this: the header has whole seconds and
+/// the answer took a while to arrive.
+const MIN_CLOCK_CORRECTION_MS: i64 = 2_000;
+
+/// Why a call failed: an S3 error (with cause and fix), or an unreadable answer.
+#[derive(Debug, Clone)]
+pub enum CallError {
+    S3(S3Error),
+    /// A 2xx answer whose body is not what was asked for.
+    BadAnswer(String),
+}
+
+#[derive(Clone)]
+pub struct Client {
+    inner: Rc<RefCell<State>>,
+}
+
+struct State {
+    config: S3Config,
+    clock_offset_ms: i64,
+}
+
+impl Client {
+    pub fn new(config: S3Config) -> Self {
+        Client {
+            inner: Rc::new(RefCell::new(State {
+                config,
+                clock_offset_ms: 0,
+            })),
+        }
+    }
+
+    /// The region requests are signed for (changes after a wrong-region retry).
+    pub fn region(&self) -> String {
+        self.inner.borrow().config.region.as_str().to_owned()
+    }
+
+    pub fn bucket(&self) -> String {
+        self.inner.borrow().config.bucket.as_str().to_owned()
+    }
+
+    pub fn clock_offset_ms(&self) -> i64 {
+        self.inner.borrow().clock_offset_ms
+    }
+
+    /// Now by S3's clock, as far as it is known.
+    pub fn now(&self) -> Timestamp {
+        local_now().offset_by_millis(self.clock_offset_ms())
+    }
+
+    /// A presigned GET URL for `key`, signed now (credentials stay on this thread).
+    pub fn presign_get(&self, key: &str) -> String {
+        let now = self.now();
+        self.inner.borrow().config.get_object(key, None, now).url
+    }
+
+    /// One ListObjectsV2 page.
+    pub async fn list_page(&self, list: &ListObjectsV2) -> Result<ListPage, CallError> {
+        let response = self
+            .execute(|config, now| config.list_objects_v2(list, now))
+            .await
+            .map_err(CallError::S3)?;
+        parse_list_page(&response.body).map_err(|e| CallError::BadAnswer(format!("the listing is not readable: {e}")))
+    }
+
+    /// Sends the request `build` makes, with retries (see the module docs).
+    pub async fn execute(
+        &self,
+        build: impl Fn(&S3Config, Timestamp) -> d9lens_core::s3::HttpRequest,
+    ) -> Result<HttpResponse, S3Error> {
+        let (mut retries, mut region_fixed, mut clock_fixed) = (0u32, false, false);
+        loop {
+            let request = {
+                let now = self.now();
+                build(&self.inner.borrow().config, now)
+            };
+            let response = fetch::send(&request).await?;
+            self.learn_clock(&response);
+            if response.ok() {
+                return Ok(response);
+            }
+            let error = response.error();
+            if !clock_fixed && let Some(offset) = error.clock_offset_millis(local_now()) {
+                clock_fixed = true;
+                self.inner.borrow_mut().clock_offset_ms = offset;
+                continue;
+            }
+            if !region_fixed
+                && let Some(region) = error.retry_region().and_then(|r| Region::new(r).ok())
+                && region.as_str() != self.region()
+            {
+                region_fixed = true;
+                self.inner.borrow_mut().config.region = region;
+                continue;
+            }
+            if error.is_retryable() {
+                retries += 1;
+                if let Some(delay) = backoff_delay(retries, js_sys::Math::random()) {
+                    fetch::sleep(delay).await;
+                    continue;
+                }
+            }
+            return Err(error);
+        }
+    }
+
+    /// Keeps S3's clock offset from any answer's `Date` header.
+    fn learn_clock(&self, response: &HttpResponse) {
+        let Some(server) = response.header("date").and_then(Timestamp::parse_http_date) else {
+            return;
+        };
+        let offset = clock_offset_millis(local_now(), server);
+        self.inner.borrow_mut().clock_offset_ms = if offset.abs() >= MIN_CLOCK_CORRECTION_MS {
+            offset
+        } else {
+            0
+        };
+    }
+}
+
+pub fn local_now() -> Timestamp {
+    Timestamp::from_unix_millis(js_sys::Date::now() as i64)
+}

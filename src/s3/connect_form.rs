@@ -1,0 +1,105 @@
+//! The connection panel: bucket, region, prefix, endpoint and credentials.
+
+use super::S3State;
+use super::errors_view::ProblemView;
+use leptos::ev;
+use leptos::prelude::*;
+
+#[component]
+pub fn ConnectForm(s3: S3State) -> impl IntoView {
+    let f = s3.form;
+    let paste = RwSignal::new(String::new());
+    let on_paste = move |ev: ev::Event| {
+        let area: web_sys::HtmlTextAreaElement = event_target(&ev);
+        let text = area.value();
+        if text.trim().is_empty() {
+            return;
+        }
+        if s3.paste_credentials(&text) {
+            // The pasted secret does not stay on screen.
+            area.set_value("");
+            paste.set(String::new());
+        }
+    };
+    let on_submit = move |ev: ev::SubmitEvent| {
+        ev.prevent_default();
+        s3.connect();
+    };
+    let keys_disabled = move || f.public.get();
+    view! {
+        <section class="card s3-connect" data-testid="s3-connect-panel">
+            <h2 class="panel-title">"Analyze traces in an S3 bucket"</h2>
+            <p class="muted small">
+                "The page talks to S3 directly from this browser; the bucket needs a CORS rule for this page's origin. "
+                "Keys stay in this tab's memory (and in its session storage only if you tick \"remember\"): never in the URL."
+            </p>
+            <form class="s3-form" on:submit=on_submit autocomplete="off">
+                <div class="field-grid">
+                    <label class="field">
+                        <span>"Bucket"</span>
+                        <input type="text" data-testid="s3-bucket" bind:value=f.bucket placeholder="my-trace-bucket" spellcheck="false" />
+                    </label>
+                    <label class="field">
+                        <span>"Region"</span>
+                        <input type="text" data-testid="s3-region" bind:value=f.region placeholder="us-east-1" spellcheck="false" />
+                    </label>
+                    <label class="field">
+                        <span>"Prefix " <span class="muted">"(optional)"</span></span>
+                        <input type="text" data-testid="s3-prefix" bind:value=f.prefix placeholder="dial9-traces/" spellcheck="false" />
+                    </label>
+                    <label class="field">
+                        <span>"Endpoint " <span class="muted">"(empty: AWS S3)"</span></span>
+                        <input type="url" data-testid="s3-endpoint" bind:value=f.endpoint placeholder="https://s3.example.com" spellcheck="false" />
+                    </label>
+                </div>
+                <label class="check">
+                    <input type="checkbox" data-testid="s3-public" bind:checked=f.public />
+                    " Public bucket (no credentials)"
+                </label>
+                <div class="field-grid" class:disabled=keys_disabled>
+                    <label class="field">
+                        <span>"Access key ID"</span>
+                        <input type="text" data-testid="s3-access-key" bind:value=f.access_key prop:disabled=keys_disabled spellcheck="false" autocomplete="off" />
+                    </label>
+                    <label class="field">
+                        <span>"Secret access key"</span>
+                        <input type="password" data-testid="s3-secret-key" bind:value=f.secret_key prop:disabled=keys_disabled autocomplete="off" />
+                    </label>
+                    <label class="field">
+                        <span>"Session token " <span class="muted">"(temporary keys)"</span></span>
+                        <input type="password" data-testid="s3-session-token" bind:value=f.session_token prop:disabled=keys_disabled autocomplete="off" />
+                    </label>
+                    <label class="field">
+                        <span>"Assume role ARN " <span class="muted">"(optional)"</span></span>
+                        <input type="text" data-testid="s3-role-arn" bind:value=f.role_arn prop:disabled=keys_disabled placeholder="arn:aws:iam::123456789012:role/trace-reader" spellcheck="false" />
+                    </label>
+                </div>
+                <details class="paste">
+                    <summary>"Paste credentials (JSON from aws sts / aws configure export-credentials, or AWS_… lines)"</summary>
+                    <textarea data-testid="s3-paste" rows="4" spellcheck="false" autocomplete="off" prop:value=move || paste.get() on:input=on_paste placeholder="{\"AccessKeyId\": \"…\", \"SecretAccessKey\": \"…\", \"SessionToken\": \"…\"}"></textarea>
+                </details>
+                <div class="form-row">
+                    <label class="check">
+                        <input type="checkbox" data-testid="s3-remember" bind:checked=f.remember />
+                        " Remember the keys in this tab"
+                    </label>
+                    <label class="field inline">
+                        <span>"Keys per listing page"</span>
+                        <input type="number" min="1" max="1000" data-testid="s3-max-keys" bind:value=f.max_keys />
+                    </label>
+                </div>
+                <div class="form-actions">
+                    <button type="submit" class="button primary" data-testid="s3-connect" prop:disabled=move || s3.connecting.get()>
+                        {move || if s3.connecting.get() { "Connecting…" } else { "Connect and list" }}
+                    </button>
+                    <button type="button" class="button" data-testid="s3-demo" on:click=move |_| s3.try_demo()>
+                        "Try the demo bucket"
+                    </button>
+                    {move || s3.connected.get().map(|c| view! { <span class="muted" data-testid="s3-connected">"Bucket: " {c}</span> })}
+                </div>
+            </form>
+            {move || s3.note.get().map(|n| view! { <p class="note" data-testid="s3-note">{n}</p> })}
+            {move || s3.problem.get().map(|p| view! { <ProblemView problem=p /> })}
+        </section>
+    }
+}

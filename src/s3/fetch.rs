@@ -1,0 +1,113 @@
+//! Executes core [`HttpRequest`] values with the browser's `fetch` (in the page
+//! or in a worker: the global `fetch` exists in both).
+//!
+//! A request that gets no HTTP answer at all (the opaque `TypeError` a missing
+//! CORS rule produces) becomes [`S3Error::network_failure`]. Nothing here logs
+//! or returns the URL: a presigned URL is a bearer credential until it expires.
+
+use d9lens_core::s3::{HttpRequest, S3Error};
+use std::time::Duration;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+/// Response headers the shell reads (only those a CORS rule exposes are visible).
+const READ_HEADERS: [&str; 5] = [
+    "date",
+    "x-amz-bucket-region",
+    "x-amz-request-id",
+    "etag",
+    "content-length",
+];
+
+/// An HTTP answer: status, the readable headers of [`READ_HEADERS`], the body.
+#[derive(Debug, Clone, Default)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The error this answer stands for (only meaningful when `!ok()`).
+    pub fn error(&self) -> S3Error {
+        S3Error::from_response(self.status, &self.headers, &self.body)
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch)]
+    fn global_fetch(request: &web_sys::Request) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &js_sys::Function, millis: i32) -> JsValue;
+}
+
+/// The page's (or worker's) origin, e.g. `http://127.0.0.1:8080`.
+pub fn origin() -> String {
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("location"))
+        .ok()
+        .and_then(|loc| js_sys::Reflect::get(&loc, &JsValue::from_str("origin")).ok())
+        .and_then(|o| o.as_string())
+        .unwrap_or_default()
+}
+
+/// Sends `request`; `Err` only when there was no HTTP answer at all.
+pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
+    let failure = || S3Error::network_failure(&origin());
+    let init = web_sys::RequestInit::new();
+    init.set_method(request.method.as_str());
+    init.set_cache(web_sys::RequestCache::NoStore);
+    init.set_credentials(web_sys::RequestCredentials::Omit);
+    let headers = web_sys::Headers::new().map_err(|_| failure())?;
+    for (name, value) in &request.headers {
+        headers.set(name, value).map_err(|_| failure())?;
+    }
+    init.set_headers(&headers);
+    if let Some(body) = &request.body {
+        init.set_body(&JsValue::from_str(body));
+    }
+    let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(|_| failure())?;
+    let response: web_sys::Response = JsFuture::from(global_fetch(&js_request))
+        .await
+        .map_err(|_| failure())?
+        .unchecked_into();
+    let headers = READ_HEADERS
+        .iter()
+        .filter_map(|name| {
+            response
+                .headers()
+                .get(name)
+                .ok()
+                .flatten()
+                .map(|v| (name.to_string(), v))
+        })
+        .collect();
+    let body = match response.array_buffer() {
+        Ok(promise) => JsFuture::from(promise).await.map_err(|_| failure())?,
+        Err(_) => return Err(failure()),
+    };
+    Ok(HttpResponse {
+        status: response.status(),
+        headers,
+        body: js_sys::Uint8Array::new(&body).to_vec(),
+    })
+}
+
+/// Resolves after `delay` (page or worker).
+pub async fn sleep(delay: Duration) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        set_timeout(&resolve, delay.as_millis().min(i32::MAX as u128) as i32);
+    });
+    let _ = JsFuture::from(promise).await;
+}

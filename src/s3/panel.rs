@@ -1,0 +1,98 @@
+//! The S3 panel: connect, discover, select, retrieve. Keeps the shareable
+//! state (bucket, selection, view; never credentials) in the URL and restores
+//! a shared selection once the bucket is listed.
+
+use super::S3State;
+use super::connect_form::ConnectForm;
+use crate::cache;
+use crate::discovery::selection::{SelectionPanel, SelectionState, resolve};
+use crate::discovery::summary::DiscoveryView;
+use crate::retrieval::{self, RetrievalPanel};
+use crate::session::AppState;
+use crate::url_state::{self, SelectionSpec};
+use d9lens_core::s3::catalog::Selection;
+use leptos::prelude::*;
+use std::rc::Rc;
+
+#[component]
+pub fn S3Panel(app: AppState) -> impl IntoView {
+    let s3 = S3State::new();
+    let sel = SelectionState::new();
+    // The first key of the run this panel started: the breakdown shows only for it.
+    let run_key = RwSignal::new(None::<String>);
+
+    let analyze = move |spec: SelectionSpec, selection: Selection| {
+        let Some(client) = s3.client() else { return };
+        let mut url = s3.url_state();
+        url.selection = Some(spec);
+        url.view = Some("report".into());
+        url_state::write(&url);
+        run_key.set(selection.keys().next().map(str::to_owned));
+        retrieval::start(app, &selection, Rc::new(move |key: &str| client.presign_get(key)));
+    };
+    let on_analyze = Callback::new(move |(spec, selection): (SelectionSpec, Selection)| analyze(spec, selection));
+
+    // A shared link: once the listing is complete, restore its selection (and its report).
+    Effect::new(move |_| {
+        if !s3.discovery.status.get().done {
+            return;
+        }
+        let Some(url) = s3.restore.with_value(|r| r.clone()) else {
+            return;
+        };
+        s3.restore.set_value(None);
+        let Some(spec) = url.selection else { return };
+        sel.apply(&spec);
+        if url.view.as_deref() == Some("report") {
+            let selection = s3.discovery.with_catalog(|c| resolve(c, &spec));
+            if !selection.is_empty() && selection.total_bytes() <= sel.budget_bytes() {
+                analyze(spec, selection);
+            }
+        }
+    });
+
+    // The selection goes into the URL as it changes (without the report view).
+    Effect::new(move |_| {
+        let spec = sel.spec();
+        if s3.connected.get_untracked().is_none() || s3.restore.with_value(|r| r.is_some()) {
+            return;
+        }
+        let mut url = s3.url_state();
+        url.selection = spec;
+        url_state::write(&url);
+    });
+
+    // After each run, keep the segment cache under its cap.
+    Effect::new(move |was_running: Option<bool>| {
+        let running = app.running.get();
+        if was_running == Some(true) && !running {
+            wasm_bindgen_futures::spawn_local(cache::evict(cache::CAP_BYTES));
+        }
+        running
+    });
+
+    let services = Signal::derive(move || {
+        s3.discovery
+            .summary
+            .get()
+            .map(|s| s.services.iter().map(|svc| svc.name.clone()).collect())
+            .unwrap_or_default()
+    });
+    let listed = move || s3.discovery.status.get().pages > 0 || s3.discovery.status.get().running;
+    let ours = move || {
+        let first = app.rows.with(|rows| rows.first().map(|r| r.name.clone()));
+        first.is_some() && first == run_key.get()
+    };
+    view! {
+        <div class="s3" data-testid="s3">
+            <ConnectForm s3=s3 />
+            <Show when=listed>
+                <DiscoveryView discovery=s3.discovery sel=sel />
+                <SelectionPanel discovery=s3.discovery sel=sel services=services on_analyze=on_analyze running=app.running.into() />
+            </Show>
+            <Show when=ours>
+                <RetrievalPanel app=app />
+            </Show>
+        </div>
+    }
+}

@@ -1,0 +1,340 @@
+//! One analysis run: the files being analyzed, their progress and errors, and
+//! the merged report. Files opened together (one drop, one selection, the demo)
+//! form one run and give one report; opening more files starts a new run.
+
+use crate::protocol::Phase;
+use crate::worker_pool::{self, Job, Pool, PoolEvent, Source};
+use d9lens_core::analysis::{Merger, Options};
+use d9lens_core::report::{FileError, Report};
+use leptos::prelude::*;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::sync::Arc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+/// Where a file stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    Fetching,
+    Queued,
+    Reading,
+    Working(Phase),
+    Done,
+    Failed,
+}
+
+impl Status {
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Fetching => "downloading",
+            Status::Queued => "queued",
+            Status::Reading => "reading",
+            Status::Working(phase) => phase.label(),
+            Status::Done => "done",
+            Status::Failed => "error",
+        }
+    }
+
+    /// A stable, CSS- and test-friendly name.
+    pub fn key(self) -> &'static str {
+        match self {
+            Status::Fetching => "fetching",
+            Status::Queued => "queued",
+            Status::Reading => "reading",
+            Status::Working(_) => "working",
+            Status::Done => "done",
+            Status::Failed => "error",
+        }
+    }
+
+    pub fn finished(self) -> bool {
+        matches!(self, Status::Done | Status::Failed)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileRow {
+    pub id: u32,
+    pub name: String,
+    /// Input size in bytes, when known.
+    pub size: Option<u64>,
+    pub status: Status,
+    /// Bytes decoded (inflated size for gzip), once known.
+    pub bytes: u64,
+    pub events: u64,
+    pub worker: Option<usize>,
+    /// Set when the file had an error (the row may still have contributed events).
+    pub error: Option<String>,
+}
+
+/// A finished run, for the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunStats {
+    pub files: usize,
+    pub failed: usize,
+    pub elapsed_ms: f64,
+    pub workers: usize,
+}
+
+/// The page's reactive state. `Copy`: hand it to any component or closure.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub rows: RwSignal<Vec<FileRow>>,
+    pub errors: RwSignal<Vec<FileError>>,
+    pub report: RwSignal<Option<Arc<Report>>>,
+    pub running: RwSignal<bool>,
+    pub stats: RwSignal<Option<RunStats>>,
+    /// A page-level message (e.g. "no trace files in that folder").
+    pub notice: RwSignal<Option<String>>,
+    pub workers: RwSignal<usize>,
+    controller: StoredValue<Option<Controller>, LocalStorage>,
+}
+
+/// One file to analyze.
+pub struct Input {
+    pub name: String,
+    pub size: Option<u64>,
+    pub source: Source,
+}
+
+#[derive(Clone)]
+struct Controller {
+    pool: Pool,
+    run: Rc<RefCell<Run>>,
+}
+
+#[derive(Default)]
+struct Run {
+    next_id: u32,
+    pending: HashSet<u32>,
+    merger: Option<Merger>,
+    usable: usize,
+    failed: usize,
+    files: usize,
+    started_ms: f64,
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+}
+
+impl AppState {
+    pub fn new() -> Self {
+        let state = AppState {
+            rows: RwSignal::new(Vec::new()),
+            errors: RwSignal::new(Vec::new()),
+            report: RwSignal::new(None),
+            running: RwSignal::new(false),
+            stats: RwSignal::new(None),
+            notice: RwSignal::new(None),
+            workers: RwSignal::new(0),
+            controller: StoredValue::new_local(None),
+        };
+        let run = Rc::new(RefCell::new(Run::default()));
+        let listener_run = run.clone();
+        let size = worker_pool::default_size();
+        match Pool::new("./worker_loader.js", size, Options::default(), move |event| state.on_event(&listener_run, event)) {
+            Ok(pool) => {
+                state.workers.set(pool.size());
+                state.controller.set_value(Some(Controller { pool, run }));
+            }
+            Err(err) => state.notice.set(Some(format!(
+                "Could not start the analysis workers: {}",
+                worker_pool::js_message(&err)
+            ))),
+        }
+        state
+    }
+
+    fn controller(&self) -> Option<Controller> {
+        self.controller.with_value(|c| c.clone())
+    }
+
+    /// Starts a new run over `inputs` (replacing any run in progress).
+    pub fn analyze(&self, inputs: Vec<Input>) {
+        let Some(ctl) = self.controller() else { return };
+        if inputs.is_empty() {
+            self.notice.set(Some("No trace files found (looking for .bin and .bin.gz).".into()));
+            return;
+        }
+        let mut jobs = Vec::with_capacity(inputs.len());
+        let mut rows = Vec::with_capacity(inputs.len());
+        {
+            let mut run = self.begin(&ctl);
+            for input in inputs {
+                let id = run.next_id;
+                run.next_id += 1;
+                run.pending.insert(id);
+                run.files += 1;
+                rows.push(FileRow::new(id, input.name.clone(), input.size, Status::Queued));
+                jobs.push(Job { id, name: input.name, source: input.source });
+            }
+        }
+        self.rows.set(rows);
+        ctl.pool.submit(jobs);
+    }
+
+    /// Downloads a same-origin file (the bundled demo trace) and analyzes it.
+    pub fn analyze_url(&self, url: &str, name: &str) {
+        let Some(ctl) = self.controller() else { return };
+        let id = {
+            let mut run = self.begin(&ctl);
+            let id = run.next_id;
+            run.next_id += 1;
+            run.pending.insert(id);
+            run.files += 1;
+            id
+        };
+        self.rows.set(vec![FileRow::new(id, name.to_string(), None, Status::Fetching)]);
+        let state = *self;
+        let url = url.to_string();
+        let name = name.to_string();
+        wasm_bindgen_futures::spawn_local(async move {
+            match fetch_bytes(&url).await {
+                Ok(buffer) => {
+                    if !ctl.run.borrow().pending.contains(&id) {
+                        return; // superseded by another run
+                    }
+                    let size = buffer.byte_length() as u64;
+                    state.update_row(id, |row| {
+                        row.size = Some(size);
+                        row.status = Status::Queued;
+                    });
+                    ctl.pool.submit([Job { id, name, source: Source::Buffer(buffer) }]);
+                }
+                Err(message) => state.on_event(&ctl.run, PoolEvent::Failed { id, message }),
+            }
+        });
+    }
+
+    fn begin<'a>(&self, ctl: &'a Controller) -> std::cell::RefMut<'a, Run> {
+        ctl.pool.cancel_all();
+        let mut run = ctl.run.borrow_mut();
+        let next_id = run.next_id;
+        *run = Run { next_id, merger: Some(Merger::new(Options::default())), started_ms: now_ms(), ..Run::default() };
+        self.errors.set(Vec::new());
+        self.report.set(None);
+        self.stats.set(None);
+        self.notice.set(None);
+        self.running.set(true);
+        run
+    }
+
+    fn update_row(&self, id: u32, f: impl FnOnce(&mut FileRow)) {
+        self.rows.update(|rows| {
+            if let Some(row) = rows.iter_mut().find(|r| r.id == id) {
+                f(row);
+            }
+        });
+    }
+
+    fn row_name(&self, id: u32) -> String {
+        self.rows.with_untracked(|rows| rows.iter().find(|r| r.id == id).map(|r| r.name.clone()).unwrap_or_default())
+    }
+
+    fn on_event(&self, run: &Rc<RefCell<Run>>, event: PoolEvent) {
+        let id = match &event {
+            PoolEvent::Started { id, .. } | PoolEvent::Progress { id, .. } | PoolEvent::Done { id, .. } | PoolEvent::Failed { id, .. } => *id,
+        };
+        if !run.borrow().pending.contains(&id) {
+            return; // from a run that was replaced
+        }
+        match event {
+            PoolEvent::Started { worker, .. } => self.update_row(id, |row| {
+                row.status = Status::Reading;
+                row.worker = Some(worker);
+            }),
+            PoolEvent::Progress { phase, bytes, events, .. } => self.update_row(id, |row| {
+                row.status = Status::Working(phase);
+                row.size.get_or_insert(bytes);
+                row.events = events;
+            }),
+            PoolEvent::Done { outcome, .. } => {
+                let error = outcome.error.clone();
+                {
+                    let mut run = run.borrow_mut();
+                    run.pending.remove(&id);
+                    if error.is_none() || outcome.events > 0 {
+                        run.usable += 1;
+                    }
+                    if error.is_some() {
+                        run.failed += 1;
+                    }
+                    if let Some(merger) = run.merger.as_mut() {
+                        merger.add(outcome.partial);
+                    }
+                }
+                self.update_row(id, |row| {
+                    row.status = if error.is_some() { Status::Failed } else { Status::Done };
+                    row.bytes = outcome.raw_bytes;
+                    row.events = outcome.events;
+                    row.error = error.as_ref().map(|e| e.message.clone());
+                });
+                if let Some(error) = error {
+                    self.errors.update(|errors| errors.push(error));
+                }
+            }
+            PoolEvent::Failed { message, .. } => {
+                {
+                    let mut run = run.borrow_mut();
+                    run.pending.remove(&id);
+                    run.failed += 1;
+                }
+                let file = self.row_name(id);
+                self.update_row(id, |row| {
+                    row.status = Status::Failed;
+                    row.error = Some(message.clone());
+                });
+                self.errors.update(|errors| errors.push(FileError { file, offset: None, message }));
+            }
+        }
+        self.finish_if_done(run);
+    }
+
+    fn finish_if_done(&self, run: &Rc<RefCell<Run>>) {
+        let run = run.borrow();
+        if !run.pending.is_empty() || !self.running.get_untracked() {
+            return;
+        }
+        if run.usable > 0 {
+            if let Some(merger) = run.merger.as_ref() {
+                self.report.set(Some(Arc::new(merger.finish())));
+            }
+        }
+        self.stats.set(Some(RunStats {
+            files: run.files,
+            failed: run.failed,
+            elapsed_ms: now_ms() - run.started_ms,
+            workers: self.workers.get_untracked(),
+        }));
+        self.running.set(false);
+    }
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FileRow {
+    fn new(id: u32, name: String, size: Option<u64>, status: Status) -> Self {
+        FileRow { id, name, size, status, bytes: 0, events: 0, worker: None, error: None }
+    }
+}
+
+async fn fetch_bytes(url: &str) -> Result<js_sys::ArrayBuffer, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| format!("could not download {url}: {}", worker_pool::js_message(&e)))?;
+    let response: web_sys::Response = response.unchecked_into();
+    if !response.ok() {
+        return Err(format!("could not download {url}: HTTP {} {}", response.status(), response.status_text()));
+    }
+    let body = response.array_buffer().map_err(|e| worker_pool::js_message(&e))?;
+    let body = JsFuture::from(body).await.map_err(|e| format!("could not download {url}: {}", worker_pool::js_message(&e)))?;
+    Ok(body.unchecked_into())
+}

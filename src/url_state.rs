@@ -1,0 +1,251 @@
+//! The shareable part of the page state, kept in the URL fragment (`#…`, never
+//! sent to any server): where the bucket is, the selection and the view.
+//! Credentials are never part of it.
+
+/// What a selection was, in terms that survive a reload (a new listing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectionSpec {
+    /// One host's segments in `[from, to)` (Unix seconds).
+    Host {
+        service: String,
+        instance: String,
+        from: u64,
+        to: u64,
+    },
+    /// One segment per host from `[from, to)`, optionally one service.
+    Fleet {
+        service: Option<String>,
+        from: u64,
+        to: u64,
+    },
+    /// `n` segments spread evenly over `[from, to)`, optionally one service.
+    Sample {
+        service: Option<String>,
+        n: usize,
+        from: u64,
+        to: u64,
+    },
+    /// One segment.
+    Single { key: String },
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UrlState {
+    pub endpoint: String,
+    pub bucket: String,
+    pub region: String,
+    pub prefix: String,
+    pub max_keys: Option<u16>,
+    pub selection: Option<SelectionSpec>,
+    /// `report` once a selection was analyzed.
+    pub view: Option<String>,
+}
+
+impl UrlState {
+    /// The fragment without `#` (`s3&bucket=…`); empty when there is no bucket.
+    pub fn to_fragment(&self) -> String {
+        if self.bucket.is_empty() {
+            return String::new();
+        }
+        let mut pairs: Vec<(&str, String)> = vec![("bucket", self.bucket.clone()), ("region", self.region.clone())];
+        for (name, value) in [("endpoint", &self.endpoint), ("prefix", &self.prefix)] {
+            if !value.is_empty() {
+                pairs.push((name, value.clone()));
+            }
+        }
+        if let Some(n) = self.max_keys {
+            pairs.push(("maxKeys", n.to_string()));
+        }
+        let service = |s: &Option<String>| s.clone().map(|s| ("service", s));
+        match &self.selection {
+            None => {}
+            Some(SelectionSpec::Host {
+                service,
+                instance,
+                from,
+                to,
+            }) => {
+                pairs.extend([
+                    ("sel", "host".into()),
+                    ("service", service.clone()),
+                    ("host", instance.clone()),
+                ]);
+                pairs.extend([("from", from.to_string()), ("to", to.to_string())]);
+            }
+            Some(SelectionSpec::Fleet { service: s, from, to }) => {
+                pairs.push(("sel", "fleet".into()));
+                pairs.extend(service(s));
+                pairs.extend([("from", from.to_string()), ("to", to.to_string())]);
+            }
+            Some(SelectionSpec::Sample {
+                service: s,
+                n,
+                from,
+                to,
+            }) => {
+                pairs.extend([("sel", "sample".into()), ("n", n.to_string())]);
+                pairs.extend(service(s));
+                pairs.extend([("from", from.to_string()), ("to", to.to_string())]);
+            }
+            Some(SelectionSpec::Single { key }) => pairs.extend([("sel", "one".into()), ("key", key.clone())]),
+        }
+        if let Some(view) = &self.view {
+            pairs.push(("view", view.clone()));
+        }
+        let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect();
+        format!("s3&{}", query.join("&"))
+    }
+
+    /// Reads a fragment (with or without `#`); `None` unless it is an S3 state.
+    pub fn from_fragment(fragment: &str) -> Option<Self> {
+        let rest = fragment.trim_start_matches('#').strip_prefix("s3")?;
+        let mut map = std::collections::HashMap::new();
+        for pair in rest.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            map.insert(k.to_owned(), decode(v)?);
+        }
+        let get = |k: &str| map.get(k).cloned().unwrap_or_default();
+        let num = |k: &str| map.get(k).and_then(|v| v.parse::<u64>().ok());
+        let opt = |k: &str| map.get(k).filter(|v| !v.is_empty()).cloned();
+        let window = num("from").zip(num("to")).filter(|(f, t)| f < t);
+        let selection = match (get("sel").as_str(), window) {
+            ("host", Some((from, to))) => Some(SelectionSpec::Host {
+                service: get("service"),
+                instance: get("host"),
+                from,
+                to,
+            }),
+            ("fleet", Some((from, to))) => Some(SelectionSpec::Fleet {
+                service: opt("service"),
+                from,
+                to,
+            }),
+            ("sample", Some((from, to))) => num("n").map(|n| SelectionSpec::Sample {
+                service: opt("service"),
+                n: n as usize,
+                from,
+                to,
+            }),
+            ("one", _) => opt("key").map(|key| SelectionSpec::Single { key }),
+            _ => None,
+        };
+        Some(UrlState {
+            endpoint: get("endpoint"),
+            bucket: get("bucket"),
+            region: get("region"),
+            prefix: get("prefix"),
+            max_keys: num("maxKeys").and_then(|n| u16::try_from(n).ok()),
+            selection,
+            view: opt("view"),
+        })
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Undoes [`encode`] (and `+` as space); `None` for a malformed escape.
+pub fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The current fragment's state, if it is an S3 state.
+pub fn read() -> Option<UrlState> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    UrlState::from_fragment(&hash)
+}
+
+/// Replaces the fragment (no new history entry, no reload).
+pub fn write(state: &UrlState) {
+    let Some(window) = web_sys::window() else { return };
+    let fragment = state.to_fragment();
+    let url = if fragment.is_empty() {
+        window.location().pathname().unwrap_or_default() + &window.location().search().unwrap_or_default()
+    } else {
+        format!("#{fragment}")
+    };
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_selection() {
+        let base = UrlState {
+            endpoint: "http://127.0.0.1:9001".into(),
+            bucket: "d9lens-demo".into(),
+            region: "us-east-1".into(),
+            prefix: "dial9 traces/".into(),
+            max_keys: Some(7),
+            selection: None,
+            view: Some("report".into()),
+        };
+        let selections = [
+            SelectionSpec::Host {
+                service: "payments/api".into(),
+                instance: "ip-10-0-1-88".into(),
+                from: 1,
+                to: 9,
+            },
+            SelectionSpec::Fleet {
+                service: None,
+                from: 1,
+                to: 2,
+            },
+            SelectionSpec::Sample {
+                service: Some("a&b=c".into()),
+                n: 4,
+                from: 1,
+                to: 2,
+            },
+            SelectionSpec::Single {
+                key: "version=1/date=2026-11-30/x%2Fy/1-0.bin.gz".into(),
+            },
+        ];
+        for selection in selections {
+            let state = UrlState {
+                selection: Some(selection),
+                ..base.clone()
+            };
+            let fragment = state.to_fragment();
+            assert!(!fragment.contains('/') && !fragment.contains(' '), "{fragment}");
+            assert_eq!(UrlState::from_fragment(&format!("#{fragment}")), Some(state));
+        }
+        assert_eq!(UrlState::from_fragment("#other"), None);
+        assert_eq!(decode("%2"), None);
+    }
+}

@@ -1,0 +1,270 @@
+//! A fixed pool of analysis workers (one per core, at most 8) fed from a queue.
+//!
+//! Files wait in the queue as `Blob`s (a dropped `File` is one) and are read
+//! into an `ArrayBuffer` only when a worker is free, so a dropped folder of
+//! hundreds of segments is never in memory all at once. The buffer is then
+//! transferred to the worker. A worker that dies (a trap in its wasm) fails its
+//! file and is replaced.
+
+use crate::protocol::{self, FromWorker, Phase};
+use d9lens_core::analysis::{FileOutcome, Options};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+/// Where a job's bytes come from.
+#[derive(Clone)]
+pub enum Source {
+    Blob(web_sys::Blob),
+    Buffer(js_sys::ArrayBuffer),
+}
+
+pub struct Job {
+    pub id: u32,
+    pub name: String,
+    pub source: Source,
+}
+
+/// What the pool reports to the page.
+#[derive(Debug)]
+pub enum PoolEvent {
+    /// A worker took the job.
+    Started { id: u32, worker: usize },
+    Progress { id: u32, phase: Phase, bytes: u64, events: u64 },
+    Done { id: u32, outcome: FileOutcome },
+    /// The job could not be analyzed at all (unreadable file, worker crash).
+    Failed { id: u32, message: String },
+}
+
+type Listener = Rc<dyn Fn(PoolEvent)>;
+
+#[derive(Clone)]
+pub struct Pool {
+    inner: Rc<RefCell<Inner>>,
+}
+
+struct Inner {
+    script: String,
+    options: Options,
+    slots: Vec<Slot>,
+    queue: VecDeque<Job>,
+    listener: Listener,
+}
+
+struct Slot {
+    worker: web_sys::Worker,
+    ready: bool,
+    busy: Option<u32>,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+/// How many workers to run: the browser's core count, at least 1, at most 8.
+pub fn default_size() -> usize {
+    let cores = web_sys::window().map(|w| w.navigator().hardware_concurrency()).unwrap_or(1.0);
+    (cores as usize).clamp(1, 8)
+}
+
+impl Pool {
+    /// Spawns `size` workers from `script` (`./worker_loader.js` in the built page).
+    pub fn new(script: &str, size: usize, options: Options, listener: impl Fn(PoolEvent) + 'static) -> Result<Pool, JsValue> {
+        let inner = Rc::new(RefCell::new(Inner {
+            script: script.to_string(),
+            options,
+            slots: Vec::new(),
+            queue: VecDeque::new(),
+            listener: Rc::new(listener),
+        }));
+        for index in 0..size.max(1) {
+            let slot = spawn_slot(&Rc::downgrade(&inner), script, index)?;
+            inner.borrow_mut().slots.push(slot);
+        }
+        Ok(Pool { inner })
+    }
+
+    pub fn size(&self) -> usize {
+        self.inner.borrow().slots.len()
+    }
+
+    pub fn set_options(&self, options: Options) {
+        self.inner.borrow_mut().options = options;
+    }
+
+    /// Queues jobs and starts as many as there are free workers.
+    pub fn submit(&self, jobs: impl IntoIterator<Item = Job>) {
+        self.inner.borrow_mut().queue.extend(jobs);
+        dispatch(&self.inner);
+    }
+
+    /// Drops every queued job and restarts busy workers (their results would be stale).
+    pub fn cancel_all(&self) {
+        let mut restart = Vec::new();
+        {
+            let mut inner = self.inner.borrow_mut();
+            inner.queue.clear();
+            for (index, slot) in inner.slots.iter().enumerate() {
+                if slot.busy.is_some() {
+                    restart.push(index);
+                }
+            }
+        }
+        for index in restart {
+            replace_slot(&self.inner, index);
+        }
+    }
+}
+
+fn spawn_slot(inner: &Weak<RefCell<Inner>>, script: &str, index: usize) -> Result<Slot, JsValue> {
+    let worker = web_sys::Worker::new(script)?;
+    let weak = inner.clone();
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+        if let Some(inner) = weak.upgrade() {
+            on_message(&inner, index, &ev.data());
+        }
+    });
+    let weak = inner.clone();
+    let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
+        ev.prevent_default();
+        if let Some(inner) = weak.upgrade() {
+            on_crash(&inner, index, ev.message());
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok(Slot { worker, ready: false, busy: None, _on_message: on_message, _on_error: on_error })
+}
+
+fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
+    let msg = match protocol::decode_from_worker(data) {
+        Ok(msg) => msg,
+        Err(err) => {
+            web_sys::console::error_1(&format!("d9lens: worker {index}: {err}").into());
+            // Whatever it was, the file it was working on has no usable answer.
+            let busy = inner.borrow().slots.get(index).and_then(|s| s.busy);
+            match busy {
+                Some(id) => FromWorker::Failed { id, message: format!("unreadable answer from the analysis worker ({err})") },
+                None => return,
+            }
+        }
+    };
+    let (listener, event) = {
+        let mut guard = inner.borrow_mut();
+        let listener = guard.listener.clone();
+        let Some(slot) = guard.slots.get_mut(index) else { return };
+        let event = match msg {
+            FromWorker::Ready => {
+                slot.ready = true;
+                None
+            }
+            FromWorker::Progress { id, phase, bytes, events } => Some(PoolEvent::Progress { id, phase, bytes, events }),
+            FromWorker::Done { id, outcome } => {
+                slot.busy = None;
+                Some(PoolEvent::Done { id, outcome })
+            }
+            FromWorker::Failed { id, message } => {
+                slot.busy = None;
+                Some(PoolEvent::Failed { id, message })
+            }
+        };
+        (listener, event)
+    };
+    if let Some(event) = event {
+        listener(event);
+    }
+    dispatch(inner);
+}
+
+fn on_crash(inner: &Rc<RefCell<Inner>>, index: usize, message: String) {
+    let (listener, lost) = {
+        let guard = inner.borrow();
+        (guard.listener.clone(), guard.slots.get(index).and_then(|s| s.busy))
+    };
+    web_sys::console::error_1(&format!("d9lens: worker {index} crashed: {message}").into());
+    replace_slot(inner, index);
+    if let Some(id) = lost {
+        listener(PoolEvent::Failed { id, message: format!("the analysis worker crashed: {message}") });
+    }
+    dispatch(inner);
+}
+
+fn replace_slot(inner: &Rc<RefCell<Inner>>, index: usize) {
+    let script = inner.borrow().script.clone();
+    match spawn_slot(&Rc::downgrade(inner), &script, index) {
+        Ok(fresh) => {
+            let old = std::mem::replace(&mut inner.borrow_mut().slots[index], fresh);
+            old.worker.terminate();
+        }
+        Err(err) => web_sys::console::error_2(&"d9lens: could not restart a worker".into(), &err),
+    }
+}
+
+/// Hands queued jobs to ready, idle workers.
+fn dispatch(inner: &Rc<RefCell<Inner>>) {
+    loop {
+        let (index, job, options, listener) = {
+            let mut guard = inner.borrow_mut();
+            let Some(index) = guard.slots.iter().position(|s| s.ready && s.busy.is_none()) else { return };
+            let Some(job) = guard.queue.pop_front() else { return };
+            guard.slots[index].busy = Some(job.id);
+            (index, job, guard.options.clone(), guard.listener.clone())
+        };
+        listener(PoolEvent::Started { id: job.id, worker: index });
+        let inner = inner.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let id = job.id;
+            let buffer = match read(&job.source).await {
+                Ok(buffer) => buffer,
+                Err(message) => {
+                    release(&inner, index, id);
+                    listener(PoolEvent::Failed { id, message });
+                    dispatch(&inner);
+                    return;
+                }
+            };
+            let (msg, transfer) = protocol::encode_analyze(id, &job.name, &options, buffer);
+            let worker = {
+                let guard = inner.borrow();
+                match guard.slots.get(index) {
+                    // The slot may have been replaced (cancel) while the file was read.
+                    Some(slot) if slot.busy == Some(id) => Some(slot.worker.clone()),
+                    _ => None,
+                }
+            };
+            if let Some(worker) = worker {
+                if let Err(err) = worker.post_message_with_transfer(&msg, &transfer) {
+                    release(&inner, index, id);
+                    listener(PoolEvent::Failed { id, message: format!("could not send the file to a worker: {}", js_message(&err)) });
+                    dispatch(&inner);
+                }
+            }
+        });
+    }
+}
+
+fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
+    if let Some(slot) = inner.borrow_mut().slots.get_mut(index) {
+        if slot.busy == Some(id) {
+            slot.busy = None;
+        }
+    }
+}
+
+async fn read(source: &Source) -> Result<js_sys::ArrayBuffer, String> {
+    match source {
+        Source::Buffer(buffer) => Ok(buffer.clone()),
+        Source::Blob(blob) => JsFuture::from(blob.array_buffer())
+            .await
+            .map(|v| v.unchecked_into())
+            .map_err(|err| format!("could not read the file: {}", js_message(&err))),
+    }
+}
+
+/// The message of a JS error value, or its string form.
+pub fn js_message(err: &JsValue) -> String {
+    if let Some(e) = err.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    err.as_string().unwrap_or_else(|| format!("{err:?}"))
+}

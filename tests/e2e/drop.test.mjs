@@ -1,0 +1,230 @@
+// End-to-end: the built page (dist/, from `trunk build --release`) in headless
+// Chromium. Run with `node --test tests/e2e/`.
+//
+// Serves dist/ on a free localhost port, opens the page, feeds it traces the
+// ways a person would (file picker, drag and drop, the demo button) and checks
+// the report against dial9's reference numbers (tests/fixtures, from
+// /work/shared/fixtures/*.reference.json).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const dist = path.join(root, 'dist');
+const fixtures = path.join(root, 'tests/fixtures');
+const out = path.join(here, 'out');
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+// Keep Chromium off the (closed) network and light on a shared 2-core machine.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+const REPORT_TIMEOUT = 90_000;
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+let server;
+let baseUrl;
+let context;
+let profileDir;
+
+/** A tiny static server for dist/ (GET/HEAD only, no directory listing). */
+function serveDist() {
+  return new Promise((resolve, reject) => {
+    const srv = http.createServer((req, res) => {
+      const url = new URL(req.url, 'http://localhost');
+      let rel = decodeURIComponent(url.pathname);
+      if (rel.endsWith('/')) rel += 'index.html';
+      const file = path.join(dist, path.normalize(rel));
+      if (!file.startsWith(dist + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not found');
+        return;
+      }
+      const type = MIME[path.extname(file)] ?? 'application/octet-stream';
+      res.writeHead(200, { 'content-type': type, 'content-length': fs.statSync(file).size, 'cache-control': 'no-store' });
+      if (req.method === 'HEAD') return res.end();
+      fs.createReadStream(file).pipe(res);
+    });
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => resolve(srv));
+  });
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/ is missing: run `trunk build --release` first');
+  fs.mkdirSync(out, { recursive: true });
+  server = await serveDist();
+  baseUrl = `http://127.0.0.1:${server.address().port}/`;
+  profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-e2e-'));
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+});
+
+after(async () => {
+  await context?.close();
+  await new Promise((r) => (server ? server.close(r) : r()));
+  if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
+});
+
+/** Opens the page and records what would show up in its console as a problem. */
+async function openPage() {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || /Content.Security.Policy/i.test(msg.text())) {
+      problems.push(`console ${msg.type()}: ${msg.text()}`);
+    }
+  });
+  await page.goto(baseUrl);
+  await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
+  // Record CSP violations from the page itself too.
+  await page.evaluate(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
+  return { page, problems };
+}
+
+async function assertClean(page, problems) {
+  const csp = await page.evaluate(() => window.__cspViolations);
+  assert.deepEqual(csp, [], 'no Content-Security-Policy violations');
+  assert.deepEqual(problems, [], 'no errors in the console');
+}
+
+async function text(page, selector) {
+  return (await page.locator(selector).first().textContent())?.trim();
+}
+
+/** The reference numbers for blocking.bin. */
+async function assertBlockingReport(page) {
+  const section = page.locator('[data-testid=section-long-polls]');
+  await section.waitFor({ timeout: REPORT_TIMEOUT });
+  const sectionText = await section.textContent();
+  assert.match(sectionText, /\b37\b/);
+  assert.match(sectionText, /50\.26ms/);
+  assert.equal(await text(page, '[data-testid=long-polls-count]'), '37');
+  assert.equal(await text(page, '[data-testid=long-polls-worst]'), '50.26ms');
+  const utilization = await page.locator('[data-testid=worker-utilization]').allTextContents();
+  assert.deepEqual(utilization.map((s) => s.trim()), ['16.6%', '10.8%']);
+  assert.equal(await text(page, '[data-testid=summary-duration]'), '5309.5ms');
+  assert.equal(await text(page, '[data-testid=summary-events]'), '25,114');
+  assert.equal(await page.locator('[data-testid=long-poll-row]').count(), 10);
+}
+
+/** Drops files on the page the way a browser does: a `drop` event carrying a DataTransfer. */
+async function dropFiles(page, files) {
+  const payload = files.map(({ name, bytes }) => ({ name, b64: Buffer.from(bytes).toString('base64') }));
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const { name, b64 } of files) {
+      const bin = atob(b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
+    }
+    const target = document.querySelector('main') ?? document.body;
+    target.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    target.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    target.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, payload);
+}
+
+const blocking = () => fs.readFileSync(path.join(fixtures, 'blocking.bin'));
+
+test('a file chosen with the file input gives the reference report', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'blocking.bin'));
+  await assertBlockingReport(page);
+  const row = page.locator('[data-testid=progress-row]');
+  assert.equal(await row.count(), 1);
+  assert.equal(await row.getAttribute('data-status'), 'done');
+  assert.equal(await page.locator('[data-testid=errors]').count(), 0);
+  for (const id of ['section-summary', 'section-setup', 'section-workers', 'section-sched-delays', 'section-poll-by-spawn', 'section-lifecycle', 'section-blocking', 'section-cpu-hotspots', 'section-queue', 'section-kernel-wait', 'section-spans']) {
+    assert.equal(await page.locator(`[data-testid=${id}]`).count(), 1, `${id} is shown`);
+  }
+  // Open the first long poll's first stack: frames are rendered with formatFrame.
+  const firstStack = page.locator('[data-testid=section-long-polls] details.lazy').first();
+  await firstStack.locator('summary').click();
+  await firstStack.locator('ol.stack li').first().waitFor();
+  assert.match(await firstStack.textContent(), /legacy_sync_lookup workload\.rs:108/);
+  await page.screenshot({ path: path.join(out, 'blocking.png'), fullPage: true });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('a file dropped on the page gives the same report', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await dropFiles(page, [{ name: 'blocking.bin', bytes: blocking() }]);
+  await assertBlockingReport(page);
+  assert.equal(await page.locator('.drop-overlay.visible').count(), 0, 'the drop overlay is gone after the drop');
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('the demo trace opens with one click', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.click('[data-testid=open-demo]');
+  await page.locator('[data-testid=report]').waitFor({ timeout: REPORT_TIMEOUT });
+  assert.match(await text(page, '[data-testid=summary-workers]'), /^4 \(IDs: 0, 1, 2, 3\)$/);
+  assert.equal(await text(page, '[data-testid=long-polls-count]'), '3');
+  assert.equal(await text(page, '[data-testid=long-polls-worst]'), '32.33ms');
+  await page.screenshot({ path: path.join(out, 'demo.png'), fullPage: false });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('a corrupt file is reported by name while the healthy one is still analyzed', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  const full = blocking();
+  const corrupt = full.subarray(0, Math.floor(full.length / 2));
+  await dropFiles(page, [
+    { name: 'corrupt.bin', bytes: corrupt },
+    { name: 'healthy.bin', bytes: fs.readFileSync(path.join(fixtures, 'healthy.bin')) },
+  ]);
+  await page.locator('[data-testid=report]').waitFor({ timeout: REPORT_TIMEOUT });
+  const errors = page.locator('[data-testid=errors]');
+  await errors.waitFor();
+  const error = errors.locator('[data-testid=error][data-file="corrupt.bin"]');
+  assert.equal(await error.count(), 1, 'the errors panel names the corrupt file');
+  assert.match(await error.textContent(), /corrupt\.bin/);
+  assert.equal(await errors.locator('[data-testid=error][data-file="healthy.bin"]').count(), 0);
+  assert.equal(await page.locator('[data-testid=progress-row][data-file="healthy.bin"]').getAttribute('data-status'), 'done');
+  assert.equal(await page.locator('[data-testid=progress-row][data-file="corrupt.bin"]').getAttribute('data-status'), 'error');
+  assert.equal(await page.locator('[data-testid=section-summary]').count(), 1);
+  await page.screenshot({ path: path.join(out, 'corrupt.png'), fullPage: false });
+  await assertClean(page, problems);
+  await page.close();
+});

@@ -1,0 +1,285 @@
+// Local S3 for tests and the demo: s3s-fs (real SigV4 checks) serving a copy of
+// tests/fixtures/s3-bucket/ as bucket `d9lens-demo`, a CORS front before it (like S3
+// with a bucket CORS rule), and s3s-fs's own port as the endpoint WITHOUT CORS.
+//
+//   node tests/s3/servers.mjs run      foreground; stops on Ctrl-C, SIGTERM or when stdin closes
+//                                      (with --watch-stdin: how tests tie it to their own life)
+//   node tests/s3/servers.mjs start    in the background; writes the state file, returns
+//   node tests/s3/servers.mjs stop     stops what `start` started (by the pids in the state file)
+//
+// Environment (all optional):
+//   S3_PORT=9000          s3s-fs port: the plain endpoint, no CORS (0: a free port)
+//   S3_CORS_PORT=9001     CORS front port (0: a free port)
+//   S3_CORS_ORIGINS=*     allowed origins, comma separated ("*": echo any origin)
+//   S3_REGION=us-east-1   the bucket's region (the front refuses other signing regions)
+//   S3S_FS=s3s-fs         the s3s-fs binary
+//   S3S_LOG=off           s3s-fs's log filter (RUST_LOG syntax, e.g. info)
+//   D9LENS_S3_STATE=target/s3-servers.json   where endpoints, credentials and pids go
+//
+// The endpoints JSON (printed on stdout by `run`/`start`, and written to the state file):
+//   {"bucket","region","accessKeyId","secretAccessKey","corsEndpoint","plainEndpoint",
+//    "controlUrl","dataDir","pids":{…}}
+// The credentials are a public demo pair, valid only for this local server.
+
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startFront } from './front.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+export const BUCKET = 'd9lens-demo';
+export const ACCESS_KEY_ID = 'd9lensdemo';
+export const SECRET_ACCESS_KEY = 'd9lens-demo-secret-key';
+const HOST = '127.0.0.1';
+
+function log(msg) {
+  console.error(`[s3-servers] ${msg}`);
+}
+
+/** A port nobody listens on right now (tiny race until s3s-fs binds it; start retries). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: HOST, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function b64url(s) {
+  return Buffer.from(s, 'utf8').toString('base64url');
+}
+
+/**
+ * Copies the fixture bucket to DIR/d9lens-demo/, with s3s-fs metadata sidecars
+ * (Content-Type and x-amz-meta-* as the uploader set them) and each segment's
+ * modification time (= S3 LastModified) at its upload time: start + duration.
+ */
+export function prepareData(dataDir) {
+  const src = path.join(root, 'tests/fixtures/s3-bucket');
+  const listing = JSON.parse(fs.readFileSync(path.join(root, 'tests/fixtures/s3-bucket.listing.json'), 'utf8'));
+  const bucketDir = path.join(dataDir, BUCKET);
+  fs.mkdirSync(bucketDir, { recursive: true });
+  for (const obj of listing.objects) {
+    // Keys map to paths one to one (`%2F`, `=` stay literal characters of the name).
+    const from = path.join(src, ...obj.key.split('/'));
+    const to = path.join(bucketDir, ...obj.key.split('/'));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(from, to);
+    const size = fs.statSync(to).size;
+    if (size !== obj.bytes) throw new Error(`${obj.key}: ${size} bytes, the listing says ${obj.bytes}`);
+    if (obj.epochSecs != null) {
+      const durationSecs = obj.trace ? Math.ceil(obj.trace.durationMs / 1000) : 15;
+      const uploaded = new Date((obj.epochSecs + durationSecs) * 1000);
+      fs.utimesSync(to, uploaded, uploaded);
+    }
+    if (obj.objectMetadata) {
+      const sidecar = path.join(dataDir, `.bucket-${b64url(BUCKET)}.object-${b64url(obj.key)}.metadata.json`);
+      fs.writeFileSync(sidecar, JSON.stringify(obj.objectMetadata));
+    }
+  }
+  return { objects: listing.objects.length };
+}
+
+function s3sBinary() {
+  if (process.env.S3S_FS) return process.env.S3S_FS;
+  const cargoBin = path.join(os.homedir(), '.cargo/bin/s3s-fs');
+  return fs.existsSync(cargoBin) ? cargoBin : 's3s-fs';
+}
+
+async function startS3s(dataDir, wantedPort, detached) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = wantedPort || (await freePort());
+    const child = spawn(
+      s3sBinary(),
+      ['--host', HOST, '--port', String(port), '--access-key', ACCESS_KEY_ID, '--secret-key', SECRET_ACCESS_KEY, dataDir],
+      // Its log goes to our stderr (stdout carries the endpoints JSON); S3S_LOG=info shows requests.
+      { stdio: detached ? 'ignore' : ['ignore', 2, 2], detached, env: { ...process.env, RUST_LOG: process.env.S3S_LOG ?? 'off' } },
+    );
+    let exited = null;
+    child.once('exit', (code) => (exited = code ?? -1));
+    child.once('error', (e) => (exited = e.message));
+    for (let i = 0; i < 200 && exited === null; i++) {
+      if (await canConnect(port)) return { child, port };
+      await sleep(50);
+    }
+    if (exited === null) {
+      child.kill('SIGKILL');
+      throw new Error(`s3s-fs did not start listening on ${HOST}:${port}`);
+    }
+    if (wantedPort || typeof exited === 'string') throw new Error(`s3s-fs failed to start on port ${port}: ${exited}`);
+  }
+  throw new Error('s3s-fs could not bind a free port');
+}
+
+function endpointsOf({ s3sPort, frontPort, dataDir, region, pids }) {
+  return {
+    bucket: BUCKET,
+    region,
+    accessKeyId: ACCESS_KEY_ID,
+    secretAccessKey: SECRET_ACCESS_KEY,
+    corsEndpoint: `http://${HOST}:${frontPort}`,
+    plainEndpoint: `http://${HOST}:${s3sPort}`,
+    controlUrl: `http://${HOST}:${frontPort}/__d9lens`,
+    dataDir,
+    pids,
+  };
+}
+
+function envPort(name, fallback) {
+  const v = process.env[name];
+  return v === undefined || v === '' ? fallback : Number(v);
+}
+
+function settings() {
+  const origins = process.env.S3_CORS_ORIGINS;
+  return {
+    s3sPort: envPort('S3_PORT', 9000),
+    frontPort: envPort('S3_CORS_PORT', 9001),
+    region: process.env.S3_REGION || 'us-east-1',
+    origins: !origins || origins === '*' ? '*' : origins.split(',').map((s) => s.trim()).filter(Boolean),
+    stateFile: process.env.D9LENS_S3_STATE || path.join(root, 'target/s3-servers.json'),
+  };
+}
+
+/** Starts everything in this process (front) and a child (s3s-fs). Resolves to {endpoints, stop()}. */
+export async function startServers(opts = {}) {
+  const s = { ...settings(), ...opts };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-s3-'));
+  prepareData(dataDir);
+  const s3s = await startS3s(dataDir, s.s3sPort, false);
+  let front;
+  try {
+    front = await startFront({ host: HOST, port: s.frontPort, upstreamHost: HOST, upstreamPort: s3s.port, origins: s.origins, region: s.region, quiet: true });
+  } catch (e) {
+    s3s.child.kill('SIGTERM');
+    throw e;
+  }
+  const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort: front.port, dataDir, region: s.region, pids: { s3s: s3s.child.pid, front: process.pid } });
+  let stopping = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await front.close();
+      if (s3s.child.exitCode === null) {
+        const exited = new Promise((r) => s3s.child.once('exit', r));
+        s3s.child.kill('SIGTERM');
+        await Promise.race([exited, sleep(3000)]);
+        if (s3s.child.exitCode === null && s3s.child.signalCode === null) s3s.child.kill('SIGKILL');
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    })());
+  return { endpoints, stop };
+}
+
+async function run(watchStdin) {
+  const { endpoints, stop } = await startServers();
+  const s = settings();
+  fs.mkdirSync(path.dirname(s.stateFile), { recursive: true });
+  fs.writeFileSync(s.stateFile, JSON.stringify(endpoints, null, 2));
+  console.log(JSON.stringify(endpoints));
+  log(`bucket ${endpoints.bucket} (region ${endpoints.region}); with CORS: ${endpoints.corsEndpoint}; without CORS: ${endpoints.plainEndpoint}`);
+  log(`credentials: AWS_ACCESS_KEY_ID=${endpoints.accessKeyId} AWS_SECRET_ACCESS_KEY=${endpoints.secretAccessKey}`);
+  let finishing = false;
+  const finish = async () => {
+    if (finishing) return;
+    finishing = true;
+    await stop();
+    try {
+      if (JSON.parse(fs.readFileSync(s.stateFile, 'utf8')).dataDir === endpoints.dataDir) fs.rmSync(s.stateFile);
+    } catch {}
+    process.exit(0);
+  };
+  process.on('SIGTERM', finish);
+  process.on('SIGINT', finish);
+  if (watchStdin) {
+    process.stdin.on('data', () => {});
+    process.stdin.on('end', finish);
+    process.stdin.on('close', finish);
+  }
+}
+
+async function startDetached() {
+  const s = settings();
+  if (fs.existsSync(s.stateFile)) {
+    throw new Error(`${s.stateFile} exists: servers already started? Run \`node tests/s3/servers.mjs stop\` first.`);
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-s3-'));
+  prepareData(dataDir);
+  const s3s = await startS3s(dataDir, s.s3sPort, true);
+  const frontPort = s.frontPort || (await freePort());
+  const front = spawn(
+    process.execPath,
+    [path.join(here, 'front.mjs'), '--host', HOST, '--port', String(frontPort), '--upstream', `${HOST}:${s3s.port}`,
+      '--origins', s.origins === '*' ? '*' : s.origins.join(','), '--region', s.region],
+    { stdio: 'ignore', detached: true },
+  );
+  for (let i = 0; i < 200 && !(await canConnect(frontPort)); i++) await sleep(50);
+  s3s.child.unref();
+  front.unref();
+  const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort, dataDir, region: s.region, pids: { s3s: s3s.child.pid, front: front.pid } });
+  fs.mkdirSync(path.dirname(s.stateFile), { recursive: true });
+  fs.writeFileSync(s.stateFile, JSON.stringify(endpoints, null, 2));
+  console.log(JSON.stringify(endpoints));
+  log(`started; state in ${s.stateFile}; stop with \`node tests/s3/servers.mjs stop\``);
+}
+
+function stopDetached() {
+  const s = settings();
+  if (!fs.existsSync(s.stateFile)) {
+    log(`nothing to stop (no ${s.stateFile})`);
+    return;
+  }
+  const state = JSON.parse(fs.readFileSync(s.stateFile, 'utf8'));
+  for (const [name, pid] of Object.entries(state.pids ?? {})) {
+    if (pid === process.pid) continue;
+    try {
+      process.kill(pid, 'SIGTERM');
+      log(`stopped ${name} (pid ${pid})`);
+    } catch {
+      log(`${name} (pid ${pid}) was not running`);
+    }
+  }
+  if (state.dataDir && path.basename(state.dataDir).startsWith('d9lens-s3-')) {
+    fs.rmSync(state.dataDir, { recursive: true, force: true });
+  }
+  fs.rmSync(s.stateFile);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [cmd, ...flags] = process.argv.slice(2);
+  if (cmd !== 'stop' && spawnSync(s3sBinary(), ['--version']).error) {
+    log(`s3s-fs not found (${s3sBinary()}): run scripts/setup.sh, or set S3S_FS`);
+    process.exit(3);
+  }
+  try {
+    if (cmd === 'run') await run(flags.includes('--watch-stdin'));
+    else if (cmd === 'start') await startDetached();
+    else if (cmd === 'stop') stopDetached();
+    else {
+      console.error('usage: node tests/s3/servers.mjs run [--watch-stdin] | start | stop');
+      process.exit(2);
+    }
+  } catch (e) {
+    log(e.message);
+    process.exit(1);
+  }
+}

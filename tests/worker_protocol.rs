@@ -1,0 +1,111 @@
+//! The page ↔ worker protocol, in a real browser (headless Chromium):
+//! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unknown-unknown`.
+#![cfg(target_arch = "wasm32")]
+
+use d9lens_core::analysis::{analyze_file, FileOutcome, Options};
+use d9lens_web::protocol::{self, FromWorker, Phase, ToWorker};
+use d9lens_web::worker;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The last, short segment of the rotation fixture (13 KB, 8 events).
+const SMALL_TRACE: &[u8] = include_bytes!("fixtures/rotation-trace.4.bin");
+
+fn analyze_request(id: u32, name: &str, bytes: &[u8]) -> ToWorker {
+    ToWorker::Analyze { id, name: name.into(), options: Options::default(), bytes: bytes.to_vec() }
+}
+
+#[wasm_bindgen_test]
+fn analyze_request_round_trips_with_its_bytes_as_an_array_buffer() {
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+    let (msg, transfer) = protocol::encode_to_worker(&analyze_request(7, "a/b.bin.gz", &bytes));
+    assert_eq!(transfer.length(), 1);
+    assert!(transfer.get(0).is_instance_of::<js_sys::ArrayBuffer>());
+    let header = js_sys::Reflect::get(&msg, &"header".into()).unwrap().as_string().unwrap();
+    assert!(header.starts_with("{\"analyze\":{"), "{header}");
+    assert!(!header.contains("bytes"), "bytes travel outside the JSON header: {header}");
+
+    let ToWorker::Analyze { id, name, options, bytes: decoded } = protocol::decode_to_worker(&msg).unwrap();
+    assert_eq!((id, name.as_str()), (7, "a/b.bin.gz"));
+    assert_eq!(options.reference_compatible, Options::default().reference_compatible);
+    assert_eq!(decoded, bytes);
+}
+
+#[wasm_bindgen_test]
+fn transferring_the_buffer_detaches_it_from_the_sender() {
+    let buffer = js_sys::Uint8Array::from(&[1u8, 2, 3][..]).buffer();
+    let (msg, transfer) = protocol::encode_analyze(1, "x.bin", &Options::default(), buffer.clone());
+    let channel = web_sys::MessageChannel::new().unwrap();
+    channel.port1().post_message_with_transferable(&msg, &transfer).unwrap();
+    assert_eq!(buffer.byte_length(), 0, "the page gives the bytes away instead of copying them");
+}
+
+#[wasm_bindgen_test]
+fn worker_messages_round_trip() {
+    let outcome = analyze_file("t.bin", SMALL_TRACE, &Options::default());
+    let messages = vec![
+        FromWorker::Ready,
+        FromWorker::Progress { id: 3, phase: Phase::Inflating, bytes: 12, events: 0 },
+        FromWorker::Progress { id: 3, phase: Phase::Analyzing, bytes: 12, events: 8 },
+        FromWorker::Done { id: 3, outcome: outcome.clone() },
+        FromWorker::Failed { id: 4, message: "nope".into() },
+    ];
+    for msg in messages {
+        let js = protocol::encode_from_worker(&msg);
+        let back = protocol::decode_from_worker(&js).unwrap();
+        assert_eq!(format!("{msg:?}"), format!("{back:?}"));
+    }
+    assert!(protocol::decode_from_worker(&"{\"bogus\":{}}".into()).is_err());
+    assert!(protocol::decode_from_worker(&wasm_bindgen::JsValue::from_f64(1.0)).is_err());
+}
+
+/// Runs the worker's message handler on an encoded request, as the worker would.
+fn run_handler(msg: &wasm_bindgen::JsValue) -> Vec<FromWorker> {
+    let mut posted = Vec::new();
+    worker::handle_js(msg, &mut |m| posted.push(m));
+    posted
+}
+
+#[wasm_bindgen_test]
+fn handler_analyzes_a_trace_and_reports_progress_then_the_outcome() {
+    let (msg, _) = protocol::encode_to_worker(&analyze_request(11, "trace.4.bin", SMALL_TRACE));
+    let posted = run_handler(&msg);
+    assert!(
+        matches!(posted.first(), Some(FromWorker::Progress { id: 11, phase: Phase::Decoding, bytes, .. }) if *bytes == SMALL_TRACE.len() as u64),
+        "{posted:?}"
+    );
+    let Some(FromWorker::Done { id: 11, outcome }) = posted.last() else { panic!("no Done: {posted:?}") };
+    let expected: FileOutcome = analyze_file("trace.4.bin", SMALL_TRACE, &Options::default());
+    assert_eq!(outcome.events, expected.events);
+    assert_eq!(outcome.raw_bytes, expected.raw_bytes);
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    assert_eq!(outcome.partial.file, "trace.4.bin");
+    // The outcome survives the trip back to the page.
+    let back = protocol::decode_from_worker(&protocol::encode_from_worker(posted.last().unwrap())).unwrap();
+    assert!(matches!(back, FromWorker::Done { id: 11, .. }));
+}
+
+#[wasm_bindgen_test]
+fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
+    // A gzip header followed by garbage: the core must answer with an error, not a panic.
+    let bogus = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xde, 0xad, 0xbe, 0xef];
+    let (msg, _) = protocol::encode_to_worker(&analyze_request(12, "broken.bin.gz", &bogus));
+    let posted = run_handler(&msg);
+    assert!(matches!(posted.first(), Some(FromWorker::Progress { phase: Phase::Inflating, .. })), "{posted:?}");
+    let Some(FromWorker::Done { id: 12, outcome }) = posted.last() else { panic!("no Done: {posted:?}") };
+    let error = outcome.error.as_ref().expect("a corrupt gzip is an error");
+    assert_eq!(error.file, "broken.bin.gz");
+}
+
+#[wasm_bindgen_test]
+fn handler_rejects_a_malformed_request_with_its_id() {
+    let msg = js_sys::Object::new();
+    js_sys::Reflect::set(&msg, &"header".into(), &"{\"analyze\":{\"id\":5,\"name\":\"x\",\"options\":{}}}".into()).unwrap();
+    let posted = run_handler(&msg.into());
+    assert!(matches!(posted.as_slice(), [FromWorker::Failed { id: 5, .. }]), "{posted:?}");
+
+    let posted = run_handler(&wasm_bindgen::JsValue::from_str("hello"));
+    assert!(matches!(posted.as_slice(), [FromWorker::Failed { id: u32::MAX, .. }]), "{posted:?}");
+}
