@@ -10,9 +10,8 @@ export PATH="$HOME/.cargo/bin:$root/node_modules/.bin:$PATH"
 scripts/setup.sh
 trunk build --release
 
-if [ -x scripts/s3-servers.sh ]; then
-  scripts/s3-servers.sh start
-  trap 'scripts/s3-servers.sh stop' EXIT
-fi
+# The demo bucket: s3s-fs (checks SigV4) on :9000, behind a CORS front on :9001.
+node tests/s3/servers.mjs start
+trap 'node tests/s3/servers.mjs stop' EXIT
 
 node scripts/serve.mjs dist "${PORT:-8080}"

@@ -109,6 +109,11 @@ function s3sBinary() {
 async function startS3s(dataDir, wantedPort, detached) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = wantedPort || (await freePort());
+    // Someone else's server there would look like ours starting.
+    if (await canConnect(port)) {
+      if (wantedPort) throw new Error(`port ${port} is already in use (set S3_PORT)`);
+      continue;
+    }
     const child = spawn(
       s3sBinary(),
       ['--host', HOST, '--port', String(port), '--access-key', ACCESS_KEY_ID, '--secret-key', SECRET_ACCESS_KEY, dataDir],
@@ -165,13 +170,15 @@ function settings() {
 export async function startServers(opts = {}) {
   const s = { ...settings(), ...opts };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-s3-'));
-  prepareData(dataDir);
-  const s3s = await startS3s(dataDir, s.s3sPort, false);
+  let s3s;
   let front;
   try {
+    prepareData(dataDir);
+    s3s = await startS3s(dataDir, s.s3sPort, false);
     front = await startFront({ host: HOST, port: s.frontPort, upstreamHost: HOST, upstreamPort: s3s.port, origins: s.origins, region: s.region, quiet: true });
   } catch (e) {
-    s3s.child.kill('SIGTERM');
+    s3s?.child.kill('SIGTERM');
+    fs.rmSync(dataDir, { recursive: true, force: true });
     throw e;
   }
   const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort: front.port, dataDir, region: s.region, pids: { s3s: s3s.child.pid, front: process.pid } });
@@ -226,13 +233,25 @@ async function startDetached() {
   prepareData(dataDir);
   const s3s = await startS3s(dataDir, s.s3sPort, true);
   const frontPort = s.frontPort || (await freePort());
+  if (await canConnect(frontPort)) {
+    process.kill(s3s.child.pid, 'SIGTERM');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`port ${frontPort} is already in use (set S3_CORS_PORT)`);
+  }
   const front = spawn(
     process.execPath,
     [path.join(here, 'front.mjs'), '--host', HOST, '--port', String(frontPort), '--upstream', `${HOST}:${s3s.port}`,
       '--origins', s.origins === '*' ? '*' : s.origins.join(','), '--region', s.region],
     { stdio: 'ignore', detached: true },
   );
-  for (let i = 0; i < 200 && !(await canConnect(frontPort)); i++) await sleep(50);
+  let frontExit = null;
+  front.once('exit', (code) => (frontExit = code ?? -1));
+  for (let i = 0; i < 200 && frontExit === null && !(await canConnect(frontPort)); i++) await sleep(50);
+  if (frontExit !== null || !(await canConnect(frontPort))) {
+    process.kill(s3s.child.pid, 'SIGTERM');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`the CORS front did not start on port ${frontPort}`);
+  }
   s3s.child.unref();
   front.unref();
   const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort, dataDir, region: s.region, pids: { s3s: s3s.child.pid, front: front.pid } });
@@ -249,8 +268,17 @@ function stopDetached() {
     return;
   }
   const state = JSON.parse(fs.readFileSync(s.stateFile, 'utf8'));
+  const expected = { s3s: 's3s-fs', front: 'front.mjs' };
   for (const [name, pid] of Object.entries(state.pids ?? {})) {
-    if (pid === process.pid) continue;
+    // Only our own processes: a pid may have been reused since `start`.
+    let cmdline = '';
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {}
+    if (!cmdline.includes(expected[name] ?? '\0')) {
+      log(`${name} (pid ${pid}) was not running`);
+      continue;
+    }
     try {
       process.kill(pid, 'SIGTERM');
       log(`stopped ${name} (pid ${pid})`);

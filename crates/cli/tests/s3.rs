@@ -648,3 +648,18 @@ fn the_front_answers_cors_like_s3_and_passes_requests_through() {
     let (status, _, _) = http(&s.cors, "GET", &format!("/{BUCKET}/README.txt"), &[origin], "");
     assert_eq!(status, 403);
 }
+
+#[test]
+fn docs_show_the_cores_cors_rule() {
+    let doc = std::fs::read_to_string(root().join("docs/s3.md")).unwrap();
+    let blocks: Vec<Value> = doc
+        .split("```json\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .filter_map(|b| serde_json::from_str(b).ok())
+        .collect();
+    for origin in ["http://localhost:8080", "https://traces.example.com"] {
+        let rule: Value = serde_json::from_str(&d9lens_core::s3::cors_rule_json(origin)).unwrap();
+        assert!(blocks.contains(&rule), "docs/s3.md lacks the CORS rule for {origin}");
+    }
+}

@@ -7,71 +7,23 @@ use super::http::Client;
 use super::{ls, summary};
 use d9lens_core::analysis::{FileOutcome, Merger, Partial, analyze_file};
 use d9lens_core::report::{FileError, text};
-use d9lens_core::s3::catalog::{
-    Catalog, DEFAULT_SEGMENT_SECS, MAX_SEGMENT_SECS, SegmentRecord, SelectedSegment, Selection,
-};
-use std::collections::BTreeMap;
+use d9lens_core::s3::catalog::{Catalog, Selection, TimeWindow};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A segment's estimated `[start, end)`: to its upload (LastModified), clipped at the
-/// next segment start of the same boot, like the catalog's spans.
-fn spans(catalog: &Catalog) -> BTreeMap<&str, (u64, u64)> {
-    let mut boots: BTreeMap<(&str, &str, Option<&str>), Vec<&SegmentRecord>> = BTreeMap::new();
-    for s in catalog.segments() {
-        boots
-            .entry((&s.parts.service, &s.parts.instance, s.parts.boot.as_deref()))
-            .or_default()
-            .push(s);
-    }
-    let mut out = BTreeMap::new();
-    for segs in boots.values_mut() {
-        segs.sort_by_key(|s| (s.parts.epoch_secs, s.key.as_str()));
-        for (i, s) in segs.iter().enumerate() {
-            let start = s.parts.epoch_secs;
-            let next = segs[i + 1..].iter().map(|n| n.parts.epoch_secs).find(|&n| n > start);
-            let estimate = s.uploaded_secs.unwrap_or(start + DEFAULT_SEGMENT_SECS);
-            let end = next
-                .map_or(estimate, |n| estimate.min(n))
-                .clamp(start + 1, start + MAX_SEGMENT_SECS);
-            out.insert(s.key.as_str(), (start, end));
-        }
-    }
-    out
-}
-
 /// The segments the flags ask for, in time order, sampled when asked.
 pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
-    let spans = spans(catalog);
-    let baseline = catalog.load_baseline();
-    let mut segments: Vec<SelectedSegment> = catalog
-        .segments()
-        .iter()
-        .filter(|s| {
-            a.service
-                .as_ref()
-                .is_none_or(|v| *v == s.parts.service || *v == s.parts.service_raw)
-        })
-        .filter(|s| a.host.as_ref().is_none_or(|v| *v == s.parts.instance))
-        .filter(|s| {
-            a.boot
+    let window = TimeWindow::new(a.from.unwrap_or(0), a.to.unwrap_or(u64::MAX)).unwrap_or(TimeWindow::ALL);
+    let selection = catalog.segments_overlapping(window, |s| {
+        a.service
+            .as_ref()
+            .is_none_or(|v| *v == s.parts.service || *v == s.parts.service_raw)
+            && a.host.as_ref().is_none_or(|v| *v == s.parts.instance)
+            && a.boot
                 .as_ref()
                 .is_none_or(|v| Some(v.as_str()) == s.parts.boot.as_deref())
-        })
-        .filter(|s| {
-            let (start, end) = spans[s.key.as_str()];
-            a.from.is_none_or(|from| end > from) && a.to.is_none_or(|to| start < to)
-        })
-        .map(|s| SelectedSegment {
-            segment: s.clone(),
-            load: baseline.classify(s.size),
-        })
-        .collect();
-    segments.sort_by(|x, y| {
-        (x.segment.parts.epoch_secs, &x.segment.key).cmp(&(y.segment.parts.epoch_secs, &y.segment.key))
     });
-    let selection = Selection { segments };
     match a.sample {
         Some(n) => selection.sample_evenly(n),
         None => selection,

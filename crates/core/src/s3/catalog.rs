@@ -285,6 +285,29 @@ impl Catalog {
         Selection::sorted(segments)
     }
 
+    /// Every segment whose estimated span `[start, end)` (to its upload, clipped
+    /// at the next start of its boot) overlaps `window` and that `keep` accepts:
+    /// a window also catches the segment that started before it.
+    pub fn segments_overlapping(&self, window: TimeWindow, keep: impl Fn(&SegmentRecord) -> bool) -> Selection {
+        let baseline = self.load_baseline();
+        let mut segments = Vec::new();
+        for set in self.hosts.values() {
+            for span in host_spans(&self.host_records(set)).spans {
+                if span.end > window.start_secs && span.start < window.end_secs && keep(span.record) {
+                    segments.push(SelectedSegment {
+                        segment: span.record.clone(),
+                        load: baseline.classify(span.record.size),
+                    });
+                }
+            }
+        }
+        Selection::sorted(segments)
+    }
+
+    fn host_records(&self, set: &BTreeSet<(u64, usize)>) -> Vec<&SegmentRecord> {
+        set.iter().map(|&(_, slot)| &self.segments[slot]).collect()
+    }
+
     fn hosts_of<'a>(
         &'a self,
         service: Option<&'a str>,
@@ -379,23 +402,16 @@ impl Catalog {
     }
 
     fn host_summary(&self, key: &HostKey, set: &BTreeSet<(u64, usize)>, baseline: &LoadBaseline) -> HostSummary {
-        let records: Vec<&SegmentRecord> = set.iter().map(|&(_, slot)| &self.segments[slot]).collect();
-        let mut boots: BTreeMap<Option<&str>, Vec<&SegmentRecord>> = BTreeMap::new();
-        for record in &records {
-            boots.entry(record.parts.boot.as_deref()).or_default().push(record);
-        }
-        let host_interval = typical_interval(boots.values().flat_map(|segs| consecutive_deltas(segs)).collect());
-
-        // Each segment's [start, end): to its upload, clipped at the next start on the same boot.
-        let mut spans: Vec<Span> = Vec::with_capacity(records.len());
-        let mut boot_summaries = Vec::with_capacity(boots.len());
-        for (boot, segs) in &boots {
-            let interval = typical_interval(consecutive_deltas(segs)).or(host_interval);
-            let boot_spans = segment_spans(segs, interval.unwrap_or(DEFAULT_SEGMENT_SECS));
-            boot_summaries.push(boot_summary(*boot, segs, &boot_spans));
-            spans.extend(boot_spans);
-        }
-        spans.sort_by(|a, b| (a.start, &a.record.key).cmp(&(b.start, &b.record.key)));
+        let records = self.host_records(set);
+        let HostSpans {
+            spans,
+            boots,
+            host_interval,
+        } = host_spans(&records);
+        let mut boot_summaries: Vec<BootSummary> = boots
+            .iter()
+            .map(|(boot, segs, boot_spans)| boot_summary(*boot, segs, boot_spans))
+            .collect();
         mark_restarts(&mut boot_summaries);
 
         let gap_threshold = MIN_GAP_SECS.max(2 * host_interval.unwrap_or(0));
@@ -511,6 +527,12 @@ impl TryFrom<TimeWindowData> for TimeWindow {
 }
 
 impl TimeWindow {
+    /// All of time.
+    pub const ALL: TimeWindow = TimeWindow {
+        start_secs: 0,
+        end_secs: u64::MAX,
+    };
+
     /// `None` unless `start < end`.
     pub fn new(start_secs: u64, end_secs: u64) -> Option<Self> {
         (start_secs < end_secs).then_some(Self { start_secs, end_secs })
@@ -837,6 +859,7 @@ pub struct OtherGroup {
 }
 
 /// A segment with its estimated `[start, end)`.
+#[derive(Clone, Copy)]
 struct Span<'a> {
     record: &'a SegmentRecord,
     start: u64,
@@ -874,6 +897,38 @@ fn median(values: impl Iterator<Item = u64>) -> Option<u64> {
     }
     let mid = (values.len() - 1) / 2;
     Some(*values.select_nth_unstable(mid).1)
+}
+
+/// A host's segments grouped by boot, with each segment's span.
+struct HostSpans<'a> {
+    /// All spans, by start.
+    spans: Vec<Span<'a>>,
+    /// (boot, its segments, their spans), by boot id.
+    boots: Vec<(Option<&'a str>, Vec<&'a SegmentRecord>, Vec<Span<'a>>)>,
+    host_interval: Option<u64>,
+}
+
+/// Each segment's `[start, end)`: to its upload, clipped at the next start on the same boot.
+fn host_spans<'a>(records: &[&'a SegmentRecord]) -> HostSpans<'a> {
+    let mut by_boot: BTreeMap<Option<&str>, Vec<&SegmentRecord>> = BTreeMap::new();
+    for record in records {
+        by_boot.entry(record.parts.boot.as_deref()).or_default().push(record);
+    }
+    let host_interval = typical_interval(by_boot.values().flat_map(|segs| consecutive_deltas(segs)).collect());
+    let mut spans = Vec::with_capacity(records.len());
+    let mut boots = Vec::with_capacity(by_boot.len());
+    for (boot, segs) in by_boot {
+        let interval = typical_interval(consecutive_deltas(&segs)).or(host_interval);
+        let boot_spans = segment_spans(&segs, interval.unwrap_or(DEFAULT_SEGMENT_SECS));
+        spans.extend(boot_spans.iter().copied());
+        boots.push((boot, segs, boot_spans));
+    }
+    spans.sort_by(|a, b| (a.start, &a.record.key).cmp(&(b.start, &b.record.key)));
+    HostSpans {
+        spans,
+        boots,
+        host_interval,
+    }
 }
 
 /// Spans of one boot's segments (given time-ordered).
