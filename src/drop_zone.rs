@@ -63,7 +63,9 @@ pub fn DropZone(state: AppState) -> impl IntoView {
 /// a file dropped outside the drop zone).
 fn install_window_drop(state: AppState, dragging: RwSignal<bool>) {
     let carries_files = |ev: &web_sys::DragEvent| {
-        ev.data_transfer().is_some_and(|dt| (0..dt.types().length()).any(|i| dt.types().get(i).as_string().as_deref() == Some("Files")))
+        ev.data_transfer().is_some_and(|dt| {
+            (0..dt.types().length()).any(|i| dt.types().get(i).as_string().as_deref() == Some("Files"))
+        })
     };
     let depth = StoredValue::new(0i32);
     let _ = window_event_listener(ev::dragenter, move |ev| {
@@ -122,10 +124,10 @@ fn take_dropped(dt: &web_sys::DataTransfer) -> Vec<Dropped> {
             }
         }
     }
-    if out.is_empty() {
-        if let Some(list) = dt.files() {
-            out.extend((0..list.length()).filter_map(|i| list.item(i)).map(Dropped::File));
-        }
+    if out.is_empty()
+        && let Some(list) = dt.files()
+    {
+        out.extend((0..list.length()).filter_map(|i| list.item(i)).map(Dropped::File));
     }
     out
 }
@@ -159,11 +161,11 @@ async fn collect(dropped: Vec<Dropped>) -> Vec<(String, web_sys::File)> {
                 let entry: web_sys::FileSystemEntry = value.unchecked_into();
                 if entry.is_directory() {
                     dirs.push(entry.unchecked_into());
-                } else if is_trace_name(&entry.name()) {
-                    if let Ok(file) = entry_file(entry.unchecked_ref()).await {
-                        let path = entry.full_path();
-                        out.push((path.trim_start_matches('/').to_string(), file));
-                    }
+                } else if is_trace_name(&entry.name())
+                    && let Ok(file) = entry_file(entry.unchecked_ref()).await
+                {
+                    let path = entry.full_path();
+                    out.push((path.trim_start_matches('/').to_string(), file));
                 }
             }
         }
@@ -187,7 +189,11 @@ fn dedupe(files: Vec<(String, web_sys::File)>) -> Vec<Input> {
             let n = seen.entry(name.clone()).or_insert(0);
             *n += 1;
             let name = if *n == 1 { name } else { format!("{name} ({n})") };
-            Input { name, size: Some(file.size() as u64), source: Source::Blob(file.into()) }
+            Input {
+                name,
+                size: Some(file.size() as u64),
+                source: Source::Blob(file.into()),
+            }
         })
         .collect()
 }

@@ -9,18 +9,24 @@ use leptos::prelude::*;
 pub fn ProgressPanel(state: AppState) -> impl IntoView {
     let has_rows = move || state.rows.with(|r| !r.is_empty());
     let headline = move || {
-        let (done, total) = state.rows.with(|rows| (rows.iter().filter(|r| r.status.finished()).count(), rows.len()));
+        let (done, total) = state
+            .rows
+            .with(|rows| (rows.iter().filter(|r| r.status.finished()).count(), rows.len()));
         match state.stats.get() {
             Some(s) => {
-                let failed = if s.failed > 0 { format!(", {} with errors", s.failed) } else { String::new() };
+                let failed = if s.failed > 0 {
+                    format!(" ({} with errors)", s.failed)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "Analyzed {} file{}{} in {} on {} worker{}",
+                    "Analyzed {} file{} in {} on {} worker{}{}",
                     s.files,
                     plural(s.files),
-                    failed,
                     units::elapsed(s.elapsed_ms),
                     s.workers,
-                    plural(s.workers)
+                    plural(s.workers),
+                    failed,
                 )
             }
             None => format!("Analyzing… {done} of {total} file{} done", plural(total)),
@@ -58,10 +64,22 @@ pub fn ProgressPanel(state: AppState) -> impl IntoView {
 fn row_view(row: FileRow) -> impl IntoView {
     let status = row.status;
     let size = row.size.map(units::bytes).unwrap_or_default();
-    let decoded = if row.bytes > 0 { units::bytes(row.bytes) } else { String::new() };
-    let events = if row.events > 0 { grouped(row.events as i64) } else { String::new() };
+    let decoded = if row.bytes > 0 {
+        units::bytes(row.bytes)
+    } else {
+        String::new()
+    };
+    let events = if row.events > 0 {
+        grouped(row.events as i64)
+    } else {
+        String::new()
+    };
     let title = row.error.clone().unwrap_or_default();
-    let worker = row.worker.filter(|_| !status.finished()).map(|w| format!(" (worker {w})")).unwrap_or_default();
+    let worker = row
+        .worker
+        .filter(|_| !status.finished())
+        .map(|w| format!(" (worker {w})"))
+        .unwrap_or_default();
     let file = row.name.clone();
     view! {
         <tr data-testid="progress-row" data-status=status.key() data-file=file>

@@ -53,12 +53,18 @@ impl Phase {
 /// Worker → main.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(clippy::large_enum_variant)] // transient: one `Done` per file, moved straight on
 pub enum FromWorker {
     /// The worker's wasm is loaded and its message handler is installed.
     Ready,
     /// `bytes`: input bytes of the file; `events`: decoded so far (0 when unknown).
     #[serde(rename_all = "camelCase")]
-    Progress { id: u32, phase: Phase, bytes: u64, events: u64 },
+    Progress {
+        id: u32,
+        phase: Phase,
+        bytes: u64,
+        events: u64,
+    },
     #[serde(rename_all = "camelCase")]
     Done { id: u32, outcome: FileOutcome },
     /// The request itself could not be read (never a trace error: those are in `Done`).
@@ -83,7 +89,12 @@ const BYTES: &str = "bytes";
 /// already holds, and the transfer list to post it with. The buffer is moved,
 /// not copied, into the worker.
 pub fn encode_analyze(id: u32, name: &str, options: &Options, bytes: js_sys::ArrayBuffer) -> (JsValue, js_sys::Array) {
-    let header = ToWorker::Analyze { id, name: name.to_string(), options: options.clone(), bytes: Vec::new() };
+    let header = ToWorker::Analyze {
+        id,
+        name: name.to_string(),
+        options: options.clone(),
+        bytes: Vec::new(),
+    };
     let msg = js_sys::Object::new();
     let json = serde_json::to_string(&header).expect("request header serializes");
     set(&msg, HEADER, &JsValue::from_str(&json));
@@ -95,7 +106,12 @@ pub fn encode_analyze(id: u32, name: &str, options: &Options, bytes: js_sys::Arr
 /// Encodes any request, copying its bytes into a new `ArrayBuffer`.
 pub fn encode_to_worker(msg: &ToWorker) -> (JsValue, js_sys::Array) {
     match msg {
-        ToWorker::Analyze { id, name, options, bytes } => {
+        ToWorker::Analyze {
+            id,
+            name,
+            options,
+            bytes,
+        } => {
             let buf = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
             encode_analyze(*id, name, options, buf)
         }
@@ -108,8 +124,10 @@ pub fn decode_to_worker(data: &JsValue) -> Result<ToWorker, ProtocolError> {
         .ok()
         .and_then(|h| h.as_string())
         .ok_or_else(|| ProtocolError("request has no header".into()))?;
-    let mut msg: ToWorker = serde_json::from_str(&header).map_err(|e| ProtocolError(format!("bad request header: {e}")))?;
-    let buf = js_sys::Reflect::get(data, &JsValue::from_str(BYTES)).map_err(|_| ProtocolError("request has no bytes".into()))?;
+    let mut msg: ToWorker =
+        serde_json::from_str(&header).map_err(|e| ProtocolError(format!("bad request header: {e}")))?;
+    let buf = js_sys::Reflect::get(data, &JsValue::from_str(BYTES))
+        .map_err(|_| ProtocolError("request has no bytes".into()))?;
     let ToWorker::Analyze { bytes, .. } = &mut msg;
     if let Some(buf) = buf.dyn_ref::<js_sys::ArrayBuffer>() {
         *bytes = js_sys::Uint8Array::new(buf).to_vec();
@@ -127,7 +145,9 @@ pub fn encode_from_worker(msg: &FromWorker) -> JsValue {
 }
 
 pub fn decode_from_worker(data: &JsValue) -> Result<FromWorker, ProtocolError> {
-    let text = data.as_string().ok_or_else(|| ProtocolError("worker message is not a string".into()))?;
+    let text = data
+        .as_string()
+        .ok_or_else(|| ProtocolError("worker message is not a string".into()))?;
     serde_json::from_str(&text).map_err(|e| ProtocolError(format!("bad worker message: {e}")))
 }
 

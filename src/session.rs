@@ -117,7 +117,10 @@ struct Run {
 }
 
 fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_else(js_sys::Date::now)
 }
 
 impl AppState {
@@ -135,7 +138,9 @@ impl AppState {
         let run = Rc::new(RefCell::new(Run::default()));
         let listener_run = run.clone();
         let size = worker_pool::default_size();
-        match Pool::new("./worker_loader.js", size, Options::default(), move |event| state.on_event(&listener_run, event)) {
+        match Pool::new("./worker_loader.js", size, Options::default(), move |event| {
+            state.on_event(&listener_run, event)
+        }) {
             Ok(pool) => {
                 state.workers.set(pool.size());
                 state.controller.set_value(Some(Controller { pool, run }));
@@ -156,7 +161,8 @@ impl AppState {
     pub fn analyze(&self, inputs: Vec<Input>) {
         let Some(ctl) = self.controller() else { return };
         if inputs.is_empty() {
-            self.notice.set(Some("No trace files found (looking for .bin and .bin.gz).".into()));
+            self.notice
+                .set(Some("No trace files found (looking for .bin and .bin.gz).".into()));
             return;
         }
         let mut jobs = Vec::with_capacity(inputs.len());
@@ -169,7 +175,11 @@ impl AppState {
                 run.pending.insert(id);
                 run.files += 1;
                 rows.push(FileRow::new(id, input.name.clone(), input.size, Status::Queued));
-                jobs.push(Job { id, name: input.name, source: input.source });
+                jobs.push(Job {
+                    id,
+                    name: input.name,
+                    source: input.source,
+                });
             }
         }
         self.rows.set(rows);
@@ -187,7 +197,8 @@ impl AppState {
             run.files += 1;
             id
         };
-        self.rows.set(vec![FileRow::new(id, name.to_string(), None, Status::Fetching)]);
+        self.rows
+            .set(vec![FileRow::new(id, name.to_string(), None, Status::Fetching)]);
         let state = *self;
         let url = url.to_string();
         let name = name.to_string();
@@ -202,7 +213,11 @@ impl AppState {
                         row.size = Some(size);
                         row.status = Status::Queued;
                     });
-                    ctl.pool.submit([Job { id, name, source: Source::Buffer(buffer) }]);
+                    ctl.pool.submit([Job {
+                        id,
+                        name,
+                        source: Source::Buffer(buffer),
+                    }]);
                 }
                 Err(message) => state.on_event(&ctl.run, PoolEvent::Failed { id, message }),
             }
@@ -213,7 +228,12 @@ impl AppState {
         ctl.pool.cancel_all();
         let mut run = ctl.run.borrow_mut();
         let next_id = run.next_id;
-        *run = Run { next_id, merger: Some(Merger::new(Options::default())), started_ms: now_ms(), ..Run::default() };
+        *run = Run {
+            next_id,
+            merger: Some(Merger::new(Options::default())),
+            started_ms: now_ms(),
+            ..Run::default()
+        };
         self.errors.set(Vec::new());
         self.report.set(None);
         self.stats.set(None);
@@ -231,12 +251,20 @@ impl AppState {
     }
 
     fn row_name(&self, id: u32) -> String {
-        self.rows.with_untracked(|rows| rows.iter().find(|r| r.id == id).map(|r| r.name.clone()).unwrap_or_default())
+        self.rows.with_untracked(|rows| {
+            rows.iter()
+                .find(|r| r.id == id)
+                .map(|r| r.name.clone())
+                .unwrap_or_default()
+        })
     }
 
     fn on_event(&self, run: &Rc<RefCell<Run>>, event: PoolEvent) {
         let id = match &event {
-            PoolEvent::Started { id, .. } | PoolEvent::Progress { id, .. } | PoolEvent::Done { id, .. } | PoolEvent::Failed { id, .. } => *id,
+            PoolEvent::Started { id, .. }
+            | PoolEvent::Progress { id, .. }
+            | PoolEvent::Done { id, .. }
+            | PoolEvent::Failed { id, .. } => *id,
         };
         if !run.borrow().pending.contains(&id) {
             return; // from a run that was replaced
@@ -246,7 +274,9 @@ impl AppState {
                 row.status = Status::Reading;
                 row.worker = Some(worker);
             }),
-            PoolEvent::Progress { phase, bytes, events, .. } => self.update_row(id, |row| {
+            PoolEvent::Progress {
+                phase, bytes, events, ..
+            } => self.update_row(id, |row| {
                 row.status = Status::Working(phase);
                 row.size.get_or_insert(bytes);
                 row.events = events;
@@ -287,7 +317,13 @@ impl AppState {
                     row.status = Status::Failed;
                     row.error = Some(message.clone());
                 });
-                self.errors.update(|errors| errors.push(FileError { file, offset: None, message }));
+                self.errors.update(|errors| {
+                    errors.push(FileError {
+                        file,
+                        offset: None,
+                        message,
+                    })
+                });
             }
         }
         self.finish_if_done(run);
@@ -298,10 +334,10 @@ impl AppState {
         if !run.pending.is_empty() || !self.running.get_untracked() {
             return;
         }
-        if run.usable > 0 {
-            if let Some(merger) = run.merger.as_ref() {
-                self.report.set(Some(Arc::new(merger.finish())));
-            }
+        if run.usable > 0
+            && let Some(merger) = run.merger.as_ref()
+        {
+            self.report.set(Some(Arc::new(merger.finish())));
         }
         self.stats.set(Some(RunStats {
             files: run.files,
@@ -321,7 +357,16 @@ impl Default for AppState {
 
 impl FileRow {
     fn new(id: u32, name: String, size: Option<u64>, status: Status) -> Self {
-        FileRow { id, name, size, status, bytes: 0, events: 0, worker: None, error: None }
+        FileRow {
+            id,
+            name,
+            size,
+            status,
+            bytes: 0,
+            events: 0,
+            worker: None,
+            error: None,
+        }
     }
 }
 
@@ -332,9 +377,15 @@ async fn fetch_bytes(url: &str) -> Result<js_sys::ArrayBuffer, String> {
         .map_err(|e| format!("could not download {url}: {}", worker_pool::js_message(&e)))?;
     let response: web_sys::Response = response.unchecked_into();
     if !response.ok() {
-        return Err(format!("could not download {url}: HTTP {} {}", response.status(), response.status_text()));
+        return Err(format!(
+            "could not download {url}: HTTP {} {}",
+            response.status(),
+            response.status_text()
+        ));
     }
     let body = response.array_buffer().map_err(|e| worker_pool::js_message(&e))?;
-    let body = JsFuture::from(body).await.map_err(|e| format!("could not download {url}: {}", worker_pool::js_message(&e)))?;
+    let body = JsFuture::from(body)
+        .await
+        .map_err(|e| format!("could not download {url}: {}", worker_pool::js_message(&e)))?;
     Ok(body.unchecked_into())
 }

@@ -16,12 +16,22 @@ pub fn bytes(n: u64) -> String {
             break;
         }
     }
-    if value < 10.0 { format!("{value:.2} {unit}") } else if value < 100.0 { format!("{value:.1} {unit}") } else { format!("{value:.0} {unit}") }
+    if value < 10.0 {
+        format!("{value:.2} {unit}")
+    } else if value < 100.0 {
+        format!("{value:.1} {unit}")
+    } else {
+        format!("{value:.0} {unit}")
+    }
 }
 
 /// Milliseconds of wall time for people: `850 ms`, `2.4 s`.
 pub fn elapsed(ms: f64) -> String {
-    if ms < 1000.0 { format!("{ms:.0} ms") } else { format!("{:.1} s", ms / 1000.0) }
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
 }
 
 /// Unix-epoch nanoseconds as an ISO-8601 UTC timestamp.

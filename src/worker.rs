@@ -8,13 +8,32 @@ use wasm_bindgen::prelude::*;
 /// Handles one request, posting progress and the outcome through `post`.
 pub fn handle(msg: ToWorker, post: &mut dyn FnMut(FromWorker)) {
     match msg {
-        ToWorker::Analyze { id, name, options, bytes } => {
+        ToWorker::Analyze {
+            id,
+            name,
+            options,
+            bytes,
+        } => {
             let len = bytes.len() as u64;
-            let phase = if bytes.starts_with(&[0x1f, 0x8b]) { Phase::Inflating } else { Phase::Decoding };
-            post(FromWorker::Progress { id, phase, bytes: len, events: 0 });
+            let phase = if bytes.starts_with(&[0x1f, 0x8b]) {
+                Phase::Inflating
+            } else {
+                Phase::Decoding
+            };
+            post(FromWorker::Progress {
+                id,
+                phase,
+                bytes: len,
+                events: 0,
+            });
             let outcome = analyze_file(&name, &bytes, &options);
             drop(bytes);
-            post(FromWorker::Progress { id, phase: Phase::Analyzing, bytes: len, events: outcome.events });
+            post(FromWorker::Progress {
+                id,
+                phase: Phase::Analyzing,
+                bytes: len,
+                events: outcome.events,
+            });
             post(FromWorker::Done { id, outcome });
         }
     }
@@ -24,15 +43,24 @@ pub fn handle(msg: ToWorker, post: &mut dyn FnMut(FromWorker)) {
 pub fn handle_js(data: &JsValue, post: &mut dyn FnMut(FromWorker)) {
     match protocol::decode_to_worker(data) {
         Ok(msg) => handle(msg, post),
-        Err(err) => post(FromWorker::Failed { id: request_id(data).unwrap_or(u32::MAX), message: err.to_string() }),
+        Err(err) => post(FromWorker::Failed {
+            id: request_id(data).unwrap_or(u32::MAX),
+            message: err.to_string(),
+        }),
     }
 }
 
 /// The id of a request whose body could not be decoded, for the error reply.
 fn request_id(data: &JsValue) -> Option<u32> {
-    let header = js_sys::Reflect::get(data, &JsValue::from_str("header")).ok()?.as_string()?;
+    let header = js_sys::Reflect::get(data, &JsValue::from_str("header"))
+        .ok()?
+        .as_string()?;
     let value: serde_json::Value = serde_json::from_str(&header).ok()?;
-    value.get("analyze")?.get("id")?.as_u64().and_then(|id| u32::try_from(id).ok())
+    value
+        .get("analyze")?
+        .get("id")?
+        .as_u64()
+        .and_then(|id| u32::try_from(id).ok())
 }
 
 /// Entry point of the `worker` binary: installs the message handler, then says `Ready`.

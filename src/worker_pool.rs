@@ -29,13 +29,28 @@ pub struct Job {
 
 /// What the pool reports to the page.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // transient: one `Done` per file, moved straight on
 pub enum PoolEvent {
     /// A worker took the job.
-    Started { id: u32, worker: usize },
-    Progress { id: u32, phase: Phase, bytes: u64, events: u64 },
-    Done { id: u32, outcome: FileOutcome },
+    Started {
+        id: u32,
+        worker: usize,
+    },
+    Progress {
+        id: u32,
+        phase: Phase,
+        bytes: u64,
+        events: u64,
+    },
+    Done {
+        id: u32,
+        outcome: FileOutcome,
+    },
     /// The job could not be analyzed at all (unreadable file, worker crash).
-    Failed { id: u32, message: String },
+    Failed {
+        id: u32,
+        message: String,
+    },
 }
 
 type Listener = Rc<dyn Fn(PoolEvent)>;
@@ -63,13 +78,20 @@ struct Slot {
 
 /// How many workers to run: the browser's core count, at least 1, at most 8.
 pub fn default_size() -> usize {
-    let cores = web_sys::window().map(|w| w.navigator().hardware_concurrency()).unwrap_or(1.0);
+    let cores = web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency())
+        .unwrap_or(1.0);
     (cores as usize).clamp(1, 8)
 }
 
 impl Pool {
     /// Spawns `size` workers from `script` (`./worker_loader.js` in the built page).
-    pub fn new(script: &str, size: usize, options: Options, listener: impl Fn(PoolEvent) + 'static) -> Result<Pool, JsValue> {
+    pub fn new(
+        script: &str,
+        size: usize,
+        options: Options,
+        listener: impl Fn(PoolEvent) + 'static,
+    ) -> Result<Pool, JsValue> {
         let inner = Rc::new(RefCell::new(Inner {
             script: script.to_string(),
             options,
@@ -133,7 +155,13 @@ fn spawn_slot(inner: &Weak<RefCell<Inner>>, script: &str, index: usize) -> Resul
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    Ok(Slot { worker, ready: false, busy: None, _on_message: on_message, _on_error: on_error })
+    Ok(Slot {
+        worker,
+        ready: false,
+        busy: None,
+        _on_message: on_message,
+        _on_error: on_error,
+    })
 }
 
 fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
@@ -144,7 +172,10 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
             // Whatever it was, the file it was working on has no usable answer.
             let busy = inner.borrow().slots.get(index).and_then(|s| s.busy);
             match busy {
-                Some(id) => FromWorker::Failed { id, message: format!("unreadable answer from the analysis worker ({err})") },
+                Some(id) => FromWorker::Failed {
+                    id,
+                    message: format!("unreadable answer from the analysis worker ({err})"),
+                },
                 None => return,
             }
         }
@@ -158,7 +189,17 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 slot.ready = true;
                 None
             }
-            FromWorker::Progress { id, phase, bytes, events } => Some(PoolEvent::Progress { id, phase, bytes, events }),
+            FromWorker::Progress {
+                id,
+                phase,
+                bytes,
+                events,
+            } => Some(PoolEvent::Progress {
+                id,
+                phase,
+                bytes,
+                events,
+            }),
             FromWorker::Done { id, outcome } => {
                 slot.busy = None;
                 Some(PoolEvent::Done { id, outcome })
@@ -184,7 +225,10 @@ fn on_crash(inner: &Rc<RefCell<Inner>>, index: usize, message: String) {
     web_sys::console::error_1(&format!("d9lens: worker {index} crashed: {message}").into());
     replace_slot(inner, index);
     if let Some(id) = lost {
-        listener(PoolEvent::Failed { id, message: format!("the analysis worker crashed: {message}") });
+        listener(PoolEvent::Failed {
+            id,
+            message: format!("the analysis worker crashed: {message}"),
+        });
     }
     dispatch(inner);
 }
@@ -205,12 +249,17 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
     loop {
         let (index, job, options, listener) = {
             let mut guard = inner.borrow_mut();
-            let Some(index) = guard.slots.iter().position(|s| s.ready && s.busy.is_none()) else { return };
+            let Some(index) = guard.slots.iter().position(|s| s.ready && s.busy.is_none()) else {
+                return;
+            };
             let Some(job) = guard.queue.pop_front() else { return };
             guard.slots[index].busy = Some(job.id);
             (index, job, guard.options.clone(), guard.listener.clone())
         };
-        listener(PoolEvent::Started { id: job.id, worker: index });
+        listener(PoolEvent::Started {
+            id: job.id,
+            worker: index,
+        });
         let inner = inner.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let id = job.id;
@@ -232,22 +281,25 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
                     _ => None,
                 }
             };
-            if let Some(worker) = worker {
-                if let Err(err) = worker.post_message_with_transfer(&msg, &transfer) {
-                    release(&inner, index, id);
-                    listener(PoolEvent::Failed { id, message: format!("could not send the file to a worker: {}", js_message(&err)) });
-                    dispatch(&inner);
-                }
+            if let Some(worker) = worker
+                && let Err(err) = worker.post_message_with_transfer(&msg, &transfer)
+            {
+                release(&inner, index, id);
+                listener(PoolEvent::Failed {
+                    id,
+                    message: format!("could not send the file to a worker: {}", js_message(&err)),
+                });
+                dispatch(&inner);
             }
         });
     }
 }
 
 fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
-    if let Some(slot) = inner.borrow_mut().slots.get_mut(index) {
-        if slot.busy == Some(id) {
-            slot.busy = None;
-        }
+    if let Some(slot) = inner.borrow_mut().slots.get_mut(index)
+        && slot.busy == Some(id)
+    {
+        slot.busy = None;
     }
 }
 

@@ -2,7 +2,7 @@
 //! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unknown-unknown`.
 #![cfg(target_arch = "wasm32")]
 
-use d9lens_core::analysis::{analyze_file, FileOutcome, Options};
+use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
 use d9lens_web::protocol::{self, FromWorker, Phase, ToWorker};
 use d9lens_web::worker;
 use wasm_bindgen::JsCast;
@@ -14,7 +14,12 @@ wasm_bindgen_test_configure!(run_in_browser);
 const SMALL_TRACE: &[u8] = include_bytes!("fixtures/rotation-trace.4.bin");
 
 fn analyze_request(id: u32, name: &str, bytes: &[u8]) -> ToWorker {
-    ToWorker::Analyze { id, name: name.into(), options: Options::default(), bytes: bytes.to_vec() }
+    ToWorker::Analyze {
+        id,
+        name: name.into(),
+        options: Options::default(),
+        bytes: bytes.to_vec(),
+    }
 }
 
 #[wasm_bindgen_test]
@@ -23,11 +28,22 @@ fn analyze_request_round_trips_with_its_bytes_as_an_array_buffer() {
     let (msg, transfer) = protocol::encode_to_worker(&analyze_request(7, "a/b.bin.gz", &bytes));
     assert_eq!(transfer.length(), 1);
     assert!(transfer.get(0).is_instance_of::<js_sys::ArrayBuffer>());
-    let header = js_sys::Reflect::get(&msg, &"header".into()).unwrap().as_string().unwrap();
+    let header = js_sys::Reflect::get(&msg, &"header".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
     assert!(header.starts_with("{\"analyze\":{"), "{header}");
-    assert!(!header.contains("bytes"), "bytes travel outside the JSON header: {header}");
+    assert!(
+        !header.contains("bytes"),
+        "bytes travel outside the JSON header: {header}"
+    );
 
-    let ToWorker::Analyze { id, name, options, bytes: decoded } = protocol::decode_to_worker(&msg).unwrap();
+    let ToWorker::Analyze {
+        id,
+        name,
+        options,
+        bytes: decoded,
+    } = protocol::decode_to_worker(&msg).unwrap();
     assert_eq!((id, name.as_str()), (7, "a/b.bin.gz"));
     assert_eq!(options.reference_compatible, Options::default().reference_compatible);
     assert_eq!(decoded, bytes);
@@ -39,7 +55,11 @@ fn transferring_the_buffer_detaches_it_from_the_sender() {
     let (msg, transfer) = protocol::encode_analyze(1, "x.bin", &Options::default(), buffer.clone());
     let channel = web_sys::MessageChannel::new().unwrap();
     channel.port1().post_message_with_transferable(&msg, &transfer).unwrap();
-    assert_eq!(buffer.byte_length(), 0, "the page gives the bytes away instead of copying them");
+    assert_eq!(
+        buffer.byte_length(),
+        0,
+        "the page gives the bytes away instead of copying them"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -47,10 +67,26 @@ fn worker_messages_round_trip() {
     let outcome = analyze_file("t.bin", SMALL_TRACE, &Options::default());
     let messages = vec![
         FromWorker::Ready,
-        FromWorker::Progress { id: 3, phase: Phase::Inflating, bytes: 12, events: 0 },
-        FromWorker::Progress { id: 3, phase: Phase::Analyzing, bytes: 12, events: 8 },
-        FromWorker::Done { id: 3, outcome: outcome.clone() },
-        FromWorker::Failed { id: 4, message: "nope".into() },
+        FromWorker::Progress {
+            id: 3,
+            phase: Phase::Inflating,
+            bytes: 12,
+            events: 0,
+        },
+        FromWorker::Progress {
+            id: 3,
+            phase: Phase::Analyzing,
+            bytes: 12,
+            events: 8,
+        },
+        FromWorker::Done {
+            id: 3,
+            outcome: outcome.clone(),
+        },
+        FromWorker::Failed {
+            id: 4,
+            message: "nope".into(),
+        },
     ];
     for msg in messages {
         let js = protocol::encode_from_worker(&msg);
@@ -76,7 +112,9 @@ fn handler_analyzes_a_trace_and_reports_progress_then_the_outcome() {
         matches!(posted.first(), Some(FromWorker::Progress { id: 11, phase: Phase::Decoding, bytes, .. }) if *bytes == SMALL_TRACE.len() as u64),
         "{posted:?}"
     );
-    let Some(FromWorker::Done { id: 11, outcome }) = posted.last() else { panic!("no Done: {posted:?}") };
+    let Some(FromWorker::Done { id: 11, outcome }) = posted.last() else {
+        panic!("no Done: {posted:?}")
+    };
     let expected: FileOutcome = analyze_file("trace.4.bin", SMALL_TRACE, &Options::default());
     assert_eq!(outcome.events, expected.events);
     assert_eq!(outcome.raw_bytes, expected.raw_bytes);
@@ -93,8 +131,19 @@ fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
     let bogus = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xde, 0xad, 0xbe, 0xef];
     let (msg, _) = protocol::encode_to_worker(&analyze_request(12, "broken.bin.gz", &bogus));
     let posted = run_handler(&msg);
-    assert!(matches!(posted.first(), Some(FromWorker::Progress { phase: Phase::Inflating, .. })), "{posted:?}");
-    let Some(FromWorker::Done { id: 12, outcome }) = posted.last() else { panic!("no Done: {posted:?}") };
+    assert!(
+        matches!(
+            posted.first(),
+            Some(FromWorker::Progress {
+                phase: Phase::Inflating,
+                ..
+            })
+        ),
+        "{posted:?}"
+    );
+    let Some(FromWorker::Done { id: 12, outcome }) = posted.last() else {
+        panic!("no Done: {posted:?}")
+    };
     let error = outcome.error.as_ref().expect("a corrupt gzip is an error");
     assert_eq!(error.file, "broken.bin.gz");
 }
@@ -102,10 +151,21 @@ fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
 #[wasm_bindgen_test]
 fn handler_rejects_a_malformed_request_with_its_id() {
     let msg = js_sys::Object::new();
-    js_sys::Reflect::set(&msg, &"header".into(), &"{\"analyze\":{\"id\":5,\"name\":\"x\",\"options\":{}}}".into()).unwrap();
+    js_sys::Reflect::set(
+        &msg,
+        &"header".into(),
+        &"{\"analyze\":{\"id\":5,\"name\":\"x\",\"options\":{}}}".into(),
+    )
+    .unwrap();
     let posted = run_handler(&msg.into());
-    assert!(matches!(posted.as_slice(), [FromWorker::Failed { id: 5, .. }]), "{posted:?}");
+    assert!(
+        matches!(posted.as_slice(), [FromWorker::Failed { id: 5, .. }]),
+        "{posted:?}"
+    );
 
     let posted = run_handler(&wasm_bindgen::JsValue::from_str("hello"));
-    assert!(matches!(posted.as_slice(), [FromWorker::Failed { id: u32::MAX, .. }]), "{posted:?}");
+    assert!(
+        matches!(posted.as_slice(), [FromWorker::Failed { id: u32::MAX, .. }]),
+        "{posted:?}"
+    );
 }

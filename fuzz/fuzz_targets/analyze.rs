@@ -13,7 +13,10 @@ const MAX_INFLATED: usize = 64 << 20;
 
 fuzz_target!(|data: &[u8]| {
     for reference_compatible in [false, true] {
-        let opts = Options { reference_compatible, max_inflated_bytes: MAX_INFLATED };
+        let opts = Options {
+            reference_compatible,
+            max_inflated_bytes: MAX_INFLATED,
+        };
         let outcome = analyze_file("fuzz.bin", data, &opts);
         if let Some(err) = &outcome.error {
             assert_eq!(err.file, "fuzz.bin");

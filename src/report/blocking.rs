@@ -1,7 +1,7 @@
 //! BLOCKING CALLS (scheduling/off-CPU samples).
 
 use super::stack::{leaf_text, stack_view};
-use super::widgets::{bar, stat, Lazy, Section};
+use super::widgets::{Lazy, Section, bar, stat};
 use d9lens_core::fmt::{pct, to_fixed};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -51,7 +51,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                     "ends the poll, so it counts as idle-park."
                 </p>
                 {if in_poll == 0 {
-                    view! { <p class="ok">"No in-poll blocking detected ✅"</p> }.into_any()
+                    view! { <p class="ok">"No in-poll blocking detected"</p> }.into_any()
                 } else {
                     view! {
                         <h3>"In-poll blocking by task spawn location"</h3>

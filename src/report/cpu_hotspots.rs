@@ -1,7 +1,7 @@
 //! CPU HOTSPOTS (on-CPU samples): the application call tree and top stacks.
 
 use super::stack::{leaf_text, stack_view};
-use super::widgets::{bar, Lazy, Section};
+use super::widgets::{Lazy, Section, bar};
 use d9lens_core::fmt::pct;
 use d9lens_core::report::{HotspotRow, Report};
 use leptos::prelude::*;
@@ -77,7 +77,12 @@ fn nest(rows: &[HotspotRow]) -> Vec<HotspotNode> {
         while let Some(r) = rows.get(*i).filter(|r| r.depth == depth) {
             *i += 1;
             let children = take(rows, i, depth + 1);
-            out.push(HotspotNode { name: r.name.clone(), count: r.count, self_count: r.self_count, children });
+            out.push(HotspotNode {
+                name: r.name.clone(),
+                count: r.count,
+                self_count: r.self_count,
+                children,
+            });
         }
         out
     }
@@ -86,8 +91,11 @@ fn nest(rows: &[HotspotRow]) -> Vec<HotspotNode> {
 
 /// Children shown: at least 1% of all samples, biggest first (stable).
 fn visible(nodes: &[HotspotNode], total: u64) -> Vec<&HotspotNode> {
-    let mut out: Vec<&HotspotNode> = nodes.iter().filter(|n| n.count as f64 / total as f64 * 100.0 >= 1.0).collect();
-    out.sort_by(|a, b| b.count.cmp(&a.count));
+    let mut out: Vec<&HotspotNode> = nodes
+        .iter()
+        .filter(|n| n.count as f64 / total as f64 * 100.0 >= 1.0)
+        .collect();
+    out.sort_by_key(|n| std::cmp::Reverse(n.count));
     out
 }
 

@@ -1,6 +1,6 @@
 //! TASK LIFECYCLE.
 
-use super::widgets::{stat, Section};
+use super::widgets::{Section, stat};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
 

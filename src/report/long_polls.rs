@@ -1,7 +1,7 @@
 //! LONG POLLS (>1ms): polls that held a worker thread.
 
 use super::stack::{headline, stack_view};
-use super::widgets::{opt_loc, Lazy, Section};
+use super::widgets::{Lazy, Section, opt_loc};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::report::{Frame, LongPoll, Report};
 use leptos::prelude::*;
@@ -13,10 +13,14 @@ const SAMPLES_SHOWN: usize = 20;
 
 pub fn view(r: &Report) -> impl IntoView + use<> {
     let lp = &r.long_polls;
-    let threshold = if lp.threshold_ns > 0 { fmt_dur(lp.threshold_ns as f64) } else { "1ms".into() };
+    let threshold = match lp.threshold_ns {
+        0 => "1ms".to_string(),
+        ns if ns % 1_000_000 == 0 => format!("{}ms", ns / 1_000_000),
+        ns => fmt_dur(ns as f64),
+    };
     let title_sub = format!("polls over {threshold}");
     let body = if lp.count == 0 {
-        view! { <p class="ok">"None found ✅"</p> }.into_any()
+        view! { <p class="ok">"None found"</p> }.into_any()
     } else {
         let shown: Vec<LongPoll> = lp.worst.iter().take(SHOWN).cloned().collect();
         view! {

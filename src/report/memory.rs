@@ -1,7 +1,7 @@
 //! MEMORY ALLOCATIONS (sampled).
 
 use super::stack::stack_view;
-use super::widgets::{opt_loc, stat, Lazy, Section};
+use super::widgets::{Lazy, Section, opt_loc, stat};
 use d9lens_core::fmt::grouped;
 use d9lens_core::report::{Frame, Report};
 use leptos::prelude::*;
@@ -109,7 +109,12 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
 
 /// The first frames' raw symbols joined by ` > `, as the text report prints a site.
 fn inline_symbols(frames: &[Frame]) -> String {
-    let mut text = frames.iter().take(INLINE_FRAMES).map(|f| f.symbol.as_str()).collect::<Vec<_>>().join(" > ");
+    let mut text = frames
+        .iter()
+        .take(INLINE_FRAMES)
+        .map(|f| f.symbol.as_str())
+        .collect::<Vec<_>>()
+        .join(" > ");
     if frames.len() > INLINE_FRAMES {
         text.push_str(&format!(" > ... {} more", frames.len() - INLINE_FRAMES));
     }

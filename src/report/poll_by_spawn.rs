@@ -27,7 +27,13 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                                 .into_iter()
                                 .map(|s| {
                                     let max_ms = s.max_ns as f64 / 1e6;
-                                    let flag = if max_ms > 10.0 { "⚠️" } else if max_ms > 1.0 { "🟡" } else { "" };
+                                    let flag = if max_ms > 10.0 {
+                                        Some(view! { <span class="sev sev-critical">"> 10ms"</span> })
+                                    } else if max_ms > 1.0 {
+                                        Some(view! { <span class="sev sev-warning">"> 1ms"</span> })
+                                    } else {
+                                        None
+                                    };
                                     view! {
                                         <tr>
                                             <td class="loc">{s.name}</td>

@@ -1,6 +1,6 @@
 //! QUEUE DEPTH.
 
-use super::widgets::{stat, Section};
+use super::widgets::{Section, stat};
 use d9lens_core::fmt::to_fixed;
 use d9lens_core::report::Report;
 use leptos::prelude::*;

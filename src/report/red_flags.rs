@@ -16,15 +16,15 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
 }
 
 pub fn finding_view(f: Finding) -> impl IntoView {
-    let (icon, class) = match f.severity {
-        Severity::Critical => ("🔴", "critical"),
-        Severity::Warning => ("🟡", "warning"),
-        Severity::Info => ("ℹ️", "info"),
+    let class = match f.severity {
+        Severity::Critical => "critical",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
     };
     view! {
         <li class=format!("finding {class}")>
             <div class="finding-head">
-                <span class="finding-icon" aria-hidden="true">{icon}</span>
+                <span class=format!("sev sev-{class}")>{class}</span>
                 <code class="finding-check">{f.check}</code>
                 <span class="finding-message">{f.message}</span>
             </div>

@@ -1,6 +1,6 @@
 //! SCHEDULING DELAYS (wake → poll latency).
 
-use super::widgets::{opt_loc, stat, Section};
+use super::widgets::{Section, opt_loc, stat};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -24,7 +24,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                     {stat("Wakes measured", s.count.to_string(), "sched-count")}
                 </div>
                 {if s.count_over_1ms == 0 {
-                    view! { <p class="ok">"No delays > 1ms ✅"</p> }.into_any()
+                    view! { <p class="ok">"No delays > 1ms"</p> }.into_any()
                 } else {
                     view! {
                         <h3>"Top 5 worst"</h3>

@@ -1,7 +1,7 @@
 //! DIAL9 SETUP DIAGNOSTIC.
 
 use super::red_flags::finding_view;
-use super::widgets::{stat, Section};
+use super::widgets::{Section, stat};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
 
@@ -19,7 +19,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                 {stat("Symbols", format!("{} resolved ({} with source locations)", s.symbols, s.symbols_with_location), "setup-symbols")}
             </div>
             {if issues.is_empty() {
-                view! { <p class="ok">"✅ No setup issues detected"</p> }.into_any()
+                view! { <p class="ok">"No setup issues detected"</p> }.into_any()
             } else {
                 view! { <ul class="findings">{issues.into_iter().map(finding_view).collect_view()}</ul> }.into_any()
             }}

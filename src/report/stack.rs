@@ -21,7 +21,12 @@ pub fn stack_view(frames: &[Frame]) -> impl IntoView + use<> {
         lines.push(("Called from", frame_text(f), f.location.clone()));
     }
     if d.kernel_path.len() >= 2 {
-        let path = d.kernel_path.iter().map(|f| f.symbol.as_str()).collect::<Vec<_>>().join(" → ");
+        let path = d
+            .kernel_path
+            .iter()
+            .map(|f| f.symbol.as_str())
+            .collect::<Vec<_>>()
+            .join(" → ");
         lines.push(("Kernel path", path, None));
     }
     let app = d.app_frames.len();
@@ -75,7 +80,11 @@ pub fn leaf_text(frames: &[Frame]) -> String {
 /// frame that made it (`__GI___clock_nanosleep :48 ← legacy_sync_lookup workload.rs:108`).
 pub fn headline(frames: &[Frame]) -> String {
     let d = diagnose_stack(frames);
-    let leaf = d.syscall.or(d.blocker).map(frame_text).unwrap_or_else(|| leaf_text(frames));
+    let leaf = d
+        .syscall
+        .or(d.blocker)
+        .map(frame_text)
+        .unwrap_or_else(|| leaf_text(frames));
     match d.trigger {
         Some(t) if !frames.first().is_some_and(|f| std::ptr::eq(f, t)) => format!("{leaf} ← {}", frame_text(t)),
         _ => leaf,

@@ -1,6 +1,6 @@
 //! TRACE SUMMARY.
 
-use super::widgets::{stat, Section};
+use super::widgets::{Section, stat};
 use crate::units;
 use d9lens_core::fmt::{grouped, to_fixed};
 use d9lens_core::report::Report;

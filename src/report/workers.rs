@@ -1,6 +1,6 @@
 //! WORKER UTILIZATION.
 
-use super::widgets::{bar, Section};
+use super::widgets::{Section, bar};
 use d9lens_core::fmt::to_fixed;
 use d9lens_core::report::Report;
 use leptos::prelude::*;

@@ -85,7 +85,17 @@ pub fn raw_trace(bytes: &[u8], max_inflated: usize) -> Result<Cow<'_, [u8]>, Con
 
 /// Inflates every concatenated gzip member.
 pub fn gunzip(bytes: &[u8], max_inflated: usize) -> Result<Vec<u8>, ContainerError> {
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(3).min(max_inflated));
+    // The last member's trailer ISIZE is its inflated size (mod 2^32); for the
+    // usual single member, reserving it once avoids doubling the buffer (and the
+    // peak of old + new copies). Only a hint: bounded by deflate's maximum ratio
+    // (~1032:1) and the cap, and inflation still grows the buffer if it is short.
+    let n = bytes.len();
+    let hint = match n {
+        18.. => u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]) as usize,
+        _ => 0,
+    };
+    let hint = hint.min(n.saturating_mul(1032)).saturating_add(1 << 16);
+    let mut out = Vec::with_capacity(hint.max(n.saturating_mul(3)).min(max_inflated));
     let mut pos = 0;
     while pos < bytes.len() {
         let member_start = out.len();
@@ -173,8 +183,11 @@ fn inflate_member(input: &[u8], out: &mut Vec<u8>, max: usize) -> Result<usize, 
         if write_pos >= max {
             return Err(InflateError::TooLarge);
         }
-        // Grow the window geometrically; decompress writes into out[write_pos..].
-        let grow = (write_pos.max(1 << 16)).min(max - write_pos);
+        // Grow the window geometrically, but within the reserved capacity while
+        // there is some (no reallocation); decompress writes into out[write_pos..].
+        let spare = out.capacity() - write_pos;
+        let grow = write_pos.max(1 << 16);
+        let grow = if spare > 0 { grow.min(spare) } else { grow }.min(max - write_pos);
         out.resize(write_pos + grow, 0);
         let (status, consumed, written) = decompress(
             &mut state,

@@ -23,10 +23,17 @@ fn key(frames: &[Frame]) -> String {
 
 impl Groups {
     pub fn from_chains<'a>(chains: impl Iterator<Item = &'a [u64]>, symbols: &SymbolTable) -> Groups {
-        let mut g = Groups::default();
+        // Most samples repeat a raw chain: count distinct chains first (first-seen
+        // order) so each is symbolized once. Grouping distinct chains in that order
+        // yields the same groups, order and kept frames as adding every sample.
+        let mut distinct: IndexMap<&[u64], u64> = IndexMap::new();
         for chain in chains {
+            *distinct.entry(chain).or_default() += 1;
+        }
+        let mut g = Groups::default();
+        for (chain, count) in distinct {
             g.add(StackGroup {
-                count: 1,
+                count,
                 frames: symbols.symbolize(chain),
             });
         }
@@ -43,15 +50,31 @@ impl Groups {
     }
 
     /// Per-file lists are sorted by count before merging, as in the reference.
-    pub fn merge(&mut self, other: &Groups) {
-        for g in other.sorted() {
-            self.add(g);
+    /// By value: frames and keys move, nothing is cloned.
+    pub fn merge(&mut self, other: Groups) {
+        let mut v: Vec<(String, StackGroup)> = other.0.into_iter().collect();
+        v.sort_by_key(|(_, g)| std::cmp::Reverse(g.count));
+        self.0.reserve(v.len());
+        for (k, g) in v {
+            match self.0.entry(k) {
+                indexmap::map::Entry::Occupied(mut e) => e.get_mut().count += g.count,
+                indexmap::map::Entry::Vacant(e) => {
+                    e.insert(g);
+                }
+            }
         }
     }
 
+    /// The first group of `into_sorted()`, without sorting: the first group with the highest count.
+    pub fn top(&self) -> Option<&StackGroup> {
+        self.0
+            .values()
+            .reduce(|best, g| if g.count > best.count { g } else { best })
+    }
+
     /// Stably sorted by count, descending.
-    pub fn sorted(&self) -> Vec<StackGroup> {
-        let mut v: Vec<StackGroup> = self.0.values().cloned().collect();
+    pub fn into_sorted(self) -> Vec<StackGroup> {
+        let mut v: Vec<StackGroup> = self.0.into_values().collect();
         v.sort_by_key(|a| std::cmp::Reverse(a.count));
         v
     }

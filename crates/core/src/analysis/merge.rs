@@ -50,22 +50,29 @@ impl Merger {
         self.partials.is_empty()
     }
 
+    /// The report of everything added so far; the merger stays usable.
     pub fn finish(&self) -> Report {
+        self.clone().into_report()
+    }
+
+    /// `finish` without copying the partials: folds them by value.
+    pub fn into_report(self) -> Report {
         let multi = self.partials.len() > 1;
         let compat_dir = self.opts.reference_compatible && multi;
-        let mut acc = Acc::default();
-        for p in self.partials.values() {
-            acc.merge(p, compat_dir);
-        }
         let label = match (&self.label, self.partials.keys().next()) {
             (Some(l), _) => l.clone(),
             (None, Some(only)) if !multi => only.clone(),
             _ => format!("{} files", self.partials.len()),
         };
+        let files: Vec<String> = self.partials.keys().cloned().collect();
+        let mut acc = Acc::default();
+        for p in self.partials.into_values() {
+            acc.merge(p, compat_dir);
+        }
         let mut report = acc.finish(&self.opts, compat_dir);
         report.label = label;
-        report.files = self.partials.keys().cloned().collect();
-        report.errors = self.errors.values().cloned().collect();
+        report.files = files;
+        report.errors = self.errors.into_values().collect();
         report
     }
 }
@@ -119,7 +126,7 @@ fn merge_hist(dst: &mut IndexMap<String, Histogram>, src: &IndexMap<String, Hist
 }
 
 impl Acc {
-    fn merge(&mut self, p: &Partial, compat_dir: bool) {
+    fn merge(&mut self, mut p: Partial, compat_dir: bool) {
         let bounds = if compat_dir { p.runtime_bounds } else { p.bounds };
         if let Some((lo, hi)) = bounds {
             self.min_ts = Some(self.min_ts.map_or(lo, |m| m.min(lo)));
@@ -145,20 +152,23 @@ impl Acc {
         }
         merge_hist(&mut self.poll_durations, &p.poll_durations);
         self.long_poll_count += p.long_poll_count;
-        self.long_polls.extend(p.long_polls.iter().cloned().map(|mut lp| {
-            if compat_dir {
-                // The reference labels directory-mode polls by cache name: `.bin.gz` shows as `.bin`.
-                lp.file = lp.file.strip_suffix(".gz").map_or(lp.file.clone(), str::to_string);
-            }
-            lp
-        }));
+        self.long_polls
+            .extend(std::mem::take(&mut p.long_polls).into_iter().map(|mut lp| {
+                if compat_dir {
+                    // The reference labels directory-mode polls by cache name: `.bin.gz` shows as `.bin`.
+                    if let Some(stem) = lp.file.strip_suffix(".gz") {
+                        lp.file = stem.to_string();
+                    }
+                }
+                lp
+            }));
         keep_worst(&mut self.long_polls, |l| l.dur);
         self.queue_max = self.queue_max.max(p.queue_max);
         self.queue_sum += p.queue_sum;
         self.queue_count += p.queue_count;
         self.delay_total += p.delay_total;
         self.delay_high += p.delay_high;
-        self.delay_worst.extend(p.delay_worst.iter().cloned());
+        self.delay_worst.append(&mut p.delay_worst);
         keep_worst(&mut self.delay_worst, |d| d.delay);
         if let Some(h) = &p.delay_hist {
             self.delay_hist.get_or_insert_with(Histogram::default).merge(h);
@@ -166,13 +176,12 @@ impl Acc {
             self.delay_hist.get_or_insert_with(Histogram::default);
         }
         self.active_tasks.extend(&p.active_tasks);
-        self.task_spawn_locs
-            .extend(p.task_spawn_locs.iter().map(|(k, v)| (*k, v.clone())));
+        self.task_spawn_locs.extend(std::mem::take(&mut p.task_spawn_locs));
         self.task_spawn_times.extend(&p.task_spawn_times);
         self.task_terminate_times.extend(&p.task_terminate_times);
-        self.cpu_groups.merge(&p.cpu_groups);
-        self.sched_groups.merge(&p.sched_groups);
-        self.in_poll_groups.merge(&p.in_poll_groups);
+        self.cpu_groups.merge(std::mem::take(&mut p.cpu_groups));
+        self.sched_groups.merge(std::mem::take(&mut p.sched_groups));
+        self.in_poll_groups.merge(std::mem::take(&mut p.in_poll_groups));
         self.in_poll += p.in_poll;
         self.idle += p.idle;
         for (k, v) in &p.in_poll_by_loc {
@@ -278,7 +287,8 @@ impl Acc {
         poll_by_spawn.sort_by_key(|a| std::cmp::Reverse(a.max_ns));
         let mut spans: Vec<DurationStats> = self.span_stats.iter().map(|(k, h)| hist_stats(k, h)).collect();
         spans.sort_by_key(|a| std::cmp::Reverse(a.count));
-        let cpu_groups = self.cpu_groups.sorted();
+        let cpu_groups = std::mem::take(&mut self.cpu_groups).into_sorted();
+        let in_poll_stacks = std::mem::take(&mut self.in_poll_groups).into_sorted();
         Report {
             setup: setup::diagnose(
                 &self.setup,
@@ -365,7 +375,7 @@ impl Acc {
                     v.sort_by_key(|a| std::cmp::Reverse(a.count));
                     v
                 },
-                in_poll_stacks: self.in_poll_groups.sorted(),
+                in_poll_stacks,
                 sched_wait_workers,
             },
             cpu_hotspots: CpuHotspots {

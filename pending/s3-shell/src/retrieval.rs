@@ -10,7 +10,7 @@ use crate::session::{AppState, FileRow, Input, Status};
 use crate::units;
 use crate::worker_pool::Source;
 use d9lens_core::fmt::grouped;
-use d9lens_core::s3::catalog::Selection;
+use d9lens_core::s3::catalog::{SegmentRecord, Selection};
 use d9lens_core::s3::layout::{ParsedKey, parse_key};
 use d9lens_core::s3::{HttpRequest, Method, backoff_delay};
 use leptos::prelude::*;
@@ -31,12 +31,23 @@ pub fn start(app: AppState, selection: &Selection, presign: Rc<dyn Fn(&str) -> S
                 size: Some(s.segment.size),
                 source: Source::Url {
                     presign: Rc::new(move || sign(&url_key)),
-                    etag: s.segment.etag.clone(),
+                    etag: version(&s.segment),
                 },
             }
         })
         .collect();
     app.analyze(inputs);
+}
+
+/// What identifies this version of the object for the cache: its ETag, or (for
+/// S3-compatible servers that list no ETags, like s3s-fs) its size and
+/// LastModified. `None`: not cacheable.
+pub fn version(segment: &SegmentRecord) -> Option<String> {
+    segment.etag.clone().or_else(|| {
+        segment
+            .uploaded_secs
+            .map(|t| format!("size={};modified={t}", segment.size))
+    })
 }
 
 /// Worker side: the segment's bytes and whether they came from the cache.

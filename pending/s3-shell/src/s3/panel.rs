@@ -20,10 +20,13 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
     let sel = SelectionState::new();
     // The first key of the run this panel started: the breakdown shows only for it.
     let run_key = RwSignal::new(None::<String>);
+    // The selection last analyzed: the URL says `view=report` while it is still the current one.
+    let analyzed = StoredValue::new(None::<SelectionSpec>);
 
     let analyze = move |spec: SelectionSpec, selection: Selection| {
         let Some(client) = s3.client() else { return };
         let mut url = s3.url_state();
+        analyzed.set_value(Some(spec.clone()));
         url.selection = Some(spec);
         url.view = Some("report".into());
         url_state::write(&url);
@@ -58,6 +61,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
             return;
         }
         let mut url = s3.url_state();
+        url.view = (spec.is_some() && analyzed.with_value(|a| *a == spec)).then(|| "report".to_owned());
         url.selection = spec;
         url_state::write(&url);
     });

@@ -43,9 +43,10 @@ pub fn bin(buckets: &[DensityBucket], from: u64, to: u64, max_bins: usize) -> Ve
 }
 
 #[component]
-pub fn DensityStrip(buckets: Vec<DensityBucket>, from: u64, to: u64) -> impl IntoView {
+pub fn DensityStrip(buckets: Vec<DensityBucket>, from: u64, to: u64, scale: u64) -> impl IntoView {
     let bins = bin(&buckets, from, to, MAX_BINS);
-    let max = bins.iter().map(|b| b.bytes).max().unwrap_or(0).max(1) as f64;
+    // One scale for every host (bytes per bin), so heights compare across hosts.
+    let max = bins.iter().map(|b| b.bytes).max().unwrap_or(0).max(scale).max(1) as f64;
     let n = bins.len().max(1) as f64;
     let bars = bins
         .into_iter()
@@ -55,9 +56,9 @@ pub fn DensityStrip(buckets: Vec<DensityBucket>, from: u64, to: u64) -> impl Int
             // Square-root scale: a quiet minute stays visible next to a busy one.
             let h = (b.bytes as f64 / max).sqrt() * 18.0 + 2.0;
             let class = match b.load {
-                Some(Load::Busy) => "bar busy",
-                Some(Load::Quiet) => "bar quiet",
-                _ => "bar empty",
+                Some(Load::Busy) => "d-busy",
+                Some(Load::Quiet) => "d-quiet",
+                _ => "d-empty",
             };
             let title = format!(
                 "{} – {} UTC: {}",

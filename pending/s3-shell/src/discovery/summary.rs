@@ -53,9 +53,20 @@ fn summary_view(s: Arc<CatalogSummary>, discovery: Discovery, sel: SelectionStat
     let dates: Vec<String> = s.dates.iter().map(|d| d.to_string()).collect();
     let layouts = format!("{} v1 · {} positional", s.v1_segments, s.positional_segments);
     let services = s.services.clone();
+    // The busiest minute anywhere: every strip is drawn to this scale.
+    let scale = s
+        .services
+        .iter()
+        .flat_map(|svc| {
+            svc.subnets
+                .iter()
+                .flat_map(|g| g.hosts.iter().flat_map(|h| h.density.iter().map(|b| b.bytes)))
+        })
+        .max()
+        .unwrap_or(0);
     let others = s.others.clone();
     view! {
-        <div class="stat-row">
+        <div class="stats">
             {stat("Objects", s.objects.to_string(), "disc-objects")}
             {stat("Segments", format!("{} ({})", s.segments, units::bytes(s.segment_bytes)), "disc-segments")}
             {stat("Services", s.services.len().to_string(), "disc-services")}
@@ -70,7 +81,7 @@ fn summary_view(s: Arc<CatalogSummary>, discovery: Discovery, sel: SelectionStat
             <span class="swatch busy"></span>" busy (≥ "{units::bytes(s.load.busy_bytes.unwrap_or(0))}" per segment) "
             <span class="swatch quiet"></span>" quiet · bars: bytes uploaded over time, per host · click a host or boot to select it"
         </p>
-        {services.into_iter().map(|svc| service_view(svc, discovery, sel)).collect_view()}
+        {services.into_iter().map(|svc| service_view(svc, scale, discovery, sel)).collect_view()}
         {others_view(others)}
     }
 }
@@ -84,7 +95,7 @@ fn stat(label: &'static str, value: String, testid: &'static str) -> impl IntoVi
     }
 }
 
-fn service_view(svc: ServiceSummary, discovery: Discovery, sel: SelectionState) -> impl IntoView {
+fn service_view(svc: ServiceSummary, scale: u64, discovery: Discovery, sel: SelectionState) -> impl IntoView {
     let name = svc.name.clone();
     let mut shown = 0usize;
     let subnets = svc
@@ -103,7 +114,7 @@ fn service_view(svc: ServiceSummary, discovery: Discovery, sel: SelectionState) 
             shown += hosts.len();
             let hosts = hosts
                 .into_iter()
-                .map(|h| host_view(name.clone(), h, discovery, sel))
+                .map(|h| host_view(name.clone(), h, scale, discovery, sel))
                 .collect_view();
             view! {
                 <div class="subnet" data-testid="subnet">
@@ -128,7 +139,7 @@ fn service_view(svc: ServiceSummary, discovery: Discovery, sel: SelectionState) 
     }
 }
 
-fn host_view(service: String, h: HostSummary, discovery: Discovery, sel: SelectionState) -> impl IntoView {
+fn host_view(service: String, h: HostSummary, scale: u64, discovery: Discovery, sel: SelectionState) -> impl IntoView {
     let key = HostKey::new(&service, &h.instance);
     let load = if h.busy_segments > 0 { "busy" } else { "quiet" };
     let pick = {
@@ -185,7 +196,7 @@ fn host_view(service: String, h: HostSummary, discovery: Discovery, sel: Selecti
                 <span class="muted">{format!("{} segments · {}", h.segments, units::bytes(h.bytes))}</span>
                 <span class="muted">{loads}</span>
             </div>
-            <DensityStrip buckets=h.density.clone() from=from to=to />
+            <DensityStrip buckets=h.density.clone() from=from to=to scale=scale />
             <ul class="boots">{boots}</ul>
             <ul class="gaps">{gaps}</ul>
             {move || (sel.host.get().as_ref() == Some(&chips_key)).then(|| chips(chips_key.clone(), discovery, sel))}
@@ -266,7 +277,7 @@ fn chips(host: HostKey, discovery: Discovery, sel: SelectionState) -> impl IntoV
             let is_selected = key.clone();
             let label = format!("#{} {}", s.segment.parts.segment_index, super::utc_hm(s.segment.parts.epoch_secs));
             let title = format!("{} · {}", key, units::bytes(s.segment.size));
-            let class = format!("chip {}", serde_json::to_value(s.load).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
+            let class = format!("seg-chip {}", serde_json::to_value(s.load).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
             view! {
                 <button type="button" class=class title=title data-testid="segment-chip" data-key=key
                     class:selected=move || sel.mode.get() == super::selection::Mode::Single && sel.single.get().as_deref() == Some(is_selected.as_str())
