@@ -4,16 +4,16 @@
 // Serves dist/ on a free localhost port, opens the page, feeds it traces the
 // ways a person would (file picker, drag and drop, the demo button) and checks
 // the report against dial9's reference numbers (tests/fixtures, from
-// /work/shared/fixtures/*.reference.json).
+// the shared *.reference.json files).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serveDir } from '../../scripts/serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -36,50 +36,15 @@ const CHROMIUM_ARGS = [
 ];
 const REPORT_TIMEOUT = 90_000;
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.json': 'application/json',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-};
-
 let server;
 let baseUrl;
 let context;
 let profileDir;
 
-/** A tiny static server for dist/ (GET/HEAD only, no directory listing). */
-function serveDist() {
-  return new Promise((resolve, reject) => {
-    const srv = http.createServer((req, res) => {
-      const url = new URL(req.url, 'http://localhost');
-      let rel = decodeURIComponent(url.pathname);
-      if (rel.endsWith('/')) rel += 'index.html';
-      const file = path.join(dist, path.normalize(rel));
-      if (!file.startsWith(dist + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-        res.writeHead(404, { 'content-type': 'text/plain' });
-        res.end('not found');
-        return;
-      }
-      const type = MIME[path.extname(file)] ?? 'application/octet-stream';
-      res.writeHead(200, { 'content-type': type, 'content-length': fs.statSync(file).size, 'cache-control': 'no-store' });
-      if (req.method === 'HEAD') return res.end();
-      fs.createReadStream(file).pipe(res);
-    });
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => resolve(srv));
-  });
-}
-
 before(async () => {
   assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/ is missing: run `trunk build --release` first');
   fs.mkdirSync(out, { recursive: true });
-  server = await serveDist();
+  server = await serveDir(dist);
   baseUrl = `http://127.0.0.1:${server.address().port}/`;
   profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-e2e-'));
   context = await chromium.launchPersistentContext(profileDir, {
