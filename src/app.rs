@@ -4,6 +4,7 @@ use crate::drop_zone::DropZone;
 use crate::errors::ErrorsPanel;
 use crate::progress::ProgressPanel;
 use crate::report::ReportView;
+use crate::s3::panel::S3Panel;
 use crate::session::AppState;
 use leptos::prelude::*;
 
@@ -22,6 +23,7 @@ pub fn App() -> impl IntoView {
         </header>
         <main class="page">
             <DropZone state=state />
+            <S3Panel app=state />
             {move || state.notice.get().map(|n| view! { <p class="notice" data-testid="notice">{n}</p> })}
             <ProgressPanel state=state />
             <ErrorsPanel state=state />

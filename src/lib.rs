@@ -3,14 +3,19 @@
 //! renders; gunzip, decoding and analysis run in Web Workers (`worker` binary).
 
 pub mod app;
+pub mod cache;
+pub mod discovery;
 pub mod drop_zone;
 pub mod errors;
 pub mod frame_text;
 pub mod progress;
 pub mod protocol;
 pub mod report;
+pub mod retrieval;
+pub mod s3;
 pub mod session;
 pub mod units;
+pub mod url_state;
 pub mod worker;
 pub mod worker_pool;
 

@@ -30,11 +30,23 @@ pub enum ToWorker {
         #[serde(skip)]
         bytes: Vec<u8>,
     },
+    /// Download one S3 object (a presigned GET URL made on the page: the
+    /// worker never sees credentials), or read it from the segment cache by
+    /// `name` (the object key) + `etag`, then analyze it like `Analyze`.
+    #[serde(rename_all = "camelCase")]
+    AnalyzeUrl {
+        id: u32,
+        name: String,
+        url: String,
+        etag: Option<String>,
+        options: Options,
+    },
 }
 
 /// What a worker is doing with a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Phase {
+    Downloading,
     Inflating,
     Decoding,
     Analyzing,
@@ -43,6 +55,7 @@ pub enum Phase {
 impl Phase {
     pub fn label(self) -> &'static str {
         match self {
+            Phase::Downloading => "downloading",
             Phase::Inflating => "inflating",
             Phase::Decoding => "decoding",
             Phase::Analyzing => "analyzing",
@@ -65,6 +78,9 @@ pub enum FromWorker {
         bytes: u64,
         events: u64,
     },
+    /// An `AnalyzeUrl` object is in memory: `bytes` long, downloaded or from the cache.
+    #[serde(rename_all = "camelCase")]
+    Fetched { id: u32, bytes: u64, cached: bool },
     #[serde(rename_all = "camelCase")]
     Done { id: u32, outcome: FileOutcome },
     /// The request itself could not be read (never a trace error: those are in `Done`).
@@ -95,12 +111,10 @@ pub fn encode_analyze(id: u32, name: &str, options: &Options, bytes: js_sys::Arr
         options: options.clone(),
         bytes: Vec::new(),
     };
-    let msg = js_sys::Object::new();
-    let json = serde_json::to_string(&header).expect("request header serializes");
-    set(&msg, HEADER, &JsValue::from_str(&json));
-    set(&msg, BYTES, &bytes);
+    let msg = encode_header(&header);
+    set(msg.unchecked_ref(), BYTES, &bytes);
     let transfer = js_sys::Array::of1(&bytes);
-    (msg.into(), transfer)
+    (msg, transfer)
 }
 
 /// Encodes any request, copying its bytes into a new `ArrayBuffer`.
@@ -115,7 +129,16 @@ pub fn encode_to_worker(msg: &ToWorker) -> (JsValue, js_sys::Array) {
             let buf = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
             encode_analyze(*id, name, options, buf)
         }
+        ToWorker::AnalyzeUrl { .. } => (encode_header(msg), js_sys::Array::new()),
     }
+}
+
+/// A request without bytes: only the JSON header.
+pub fn encode_header(msg: &ToWorker) -> JsValue {
+    let obj = js_sys::Object::new();
+    let json = serde_json::to_string(msg).expect("request header serializes");
+    set(&obj, HEADER, &JsValue::from_str(&json));
+    obj.into()
 }
 
 /// Decodes a request on the worker side (copies the bytes into wasm memory).
@@ -126,9 +149,11 @@ pub fn decode_to_worker(data: &JsValue) -> Result<ToWorker, ProtocolError> {
         .ok_or_else(|| ProtocolError("request has no header".into()))?;
     let mut msg: ToWorker =
         serde_json::from_str(&header).map_err(|e| ProtocolError(format!("bad request header: {e}")))?;
+    let ToWorker::Analyze { bytes, .. } = &mut msg else {
+        return Ok(msg);
+    };
     let buf = js_sys::Reflect::get(data, &JsValue::from_str(BYTES))
         .map_err(|_| ProtocolError("request has no bytes".into()))?;
-    let ToWorker::Analyze { bytes, .. } = &mut msg;
     if let Some(buf) = buf.dyn_ref::<js_sys::ArrayBuffer>() {
         *bytes = js_sys::Uint8Array::new(buf).to_vec();
     } else if let Some(view) = buf.dyn_ref::<js_sys::Uint8Array>() {

@@ -8,7 +8,7 @@ use d9lens_core::analysis::{Merger, Options};
 use d9lens_core::report::{FileError, Report};
 use leptos::prelude::*;
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
@@ -67,6 +67,8 @@ pub struct FileRow {
     pub worker: Option<usize>,
     /// Set when the file had an error (the row may still have contributed events).
     pub error: Option<String>,
+    /// An S3 object that came from the segment cache (not downloaded).
+    pub cached: bool,
 }
 
 /// A finished run, for the status line.
@@ -114,6 +116,10 @@ struct Run {
     failed: usize,
     files: usize,
     started_ms: f64,
+    /// Every job's name and source, so failed downloads can be retried.
+    sources: HashMap<u32, (String, Source)>,
+    /// Jobs that failed without any analysis (download, worker crash, cancel): retryable.
+    retryable: HashSet<u32>,
 }
 
 fn now_ms() -> f64 {
@@ -175,6 +181,7 @@ impl AppState {
                 run.pending.insert(id);
                 run.files += 1;
                 rows.push(FileRow::new(id, input.name.clone(), input.size, Status::Queued));
+                run.sources.insert(id, (input.name.clone(), input.source.clone()));
                 jobs.push(Job {
                     id,
                     name: input.name,
@@ -224,6 +231,68 @@ impl AppState {
         });
     }
 
+    /// Stops the run: queued and running files are dropped (and can be retried);
+    /// the report covers what finished.
+    pub fn cancel(&self) {
+        let Some(ctl) = self.controller() else { return };
+        ctl.pool.cancel_all();
+        let cancelled: Vec<u32> = {
+            let mut run = ctl.run.borrow_mut();
+            let ids: Vec<u32> = run.pending.drain().collect();
+            run.failed += ids.len();
+            run.retryable.extend(ids.iter().copied());
+            ids
+        };
+        self.rows.update(|rows| {
+            for row in rows.iter_mut().filter(|r| cancelled.contains(&r.id)) {
+                row.status = Status::Failed;
+                row.error = Some("cancelled".into());
+            }
+        });
+        self.finish_if_done(&ctl.run);
+    }
+
+    /// Files of this run that failed without being analyzed (downloads, cancels).
+    pub fn retryable_count(&self) -> usize {
+        self.rows.track();
+        self.controller().map_or(0, |ctl| ctl.run.borrow().retryable.len())
+    }
+
+    /// Runs the retryable files again, merging into the same report.
+    pub fn retry_failed(&self) {
+        let Some(ctl) = self.controller() else { return };
+        let jobs: Vec<Job> = {
+            let mut run = ctl.run.borrow_mut();
+            let ids: Vec<u32> = run.retryable.drain().collect();
+            run.failed = run.failed.saturating_sub(ids.len());
+            run.pending.extend(ids.iter().copied());
+            ids.iter()
+                .filter_map(|id| {
+                    run.sources.get(id).map(|(name, source)| Job {
+                        id: *id,
+                        name: name.clone(),
+                        source: source.clone(),
+                    })
+                })
+                .collect()
+        };
+        if jobs.is_empty() {
+            return;
+        }
+        let names: HashSet<String> = jobs.iter().map(|j| j.name.clone()).collect();
+        self.errors.update(|errors| errors.retain(|e| !names.contains(&e.file)));
+        self.rows.update(|rows| {
+            for row in rows.iter_mut().filter(|r| jobs.iter().any(|j| j.id == r.id)) {
+                row.status = Status::Queued;
+                row.error = None;
+            }
+        });
+        self.report.set(None);
+        self.stats.set(None);
+        self.running.set(true);
+        ctl.pool.submit(jobs);
+    }
+
     fn begin<'a>(&self, ctl: &'a Controller) -> std::cell::RefMut<'a, Run> {
         ctl.pool.cancel_all();
         let mut run = ctl.run.borrow_mut();
@@ -263,6 +332,7 @@ impl AppState {
         let id = match &event {
             PoolEvent::Started { id, .. }
             | PoolEvent::Progress { id, .. }
+            | PoolEvent::Fetched { id, .. }
             | PoolEvent::Done { id, .. }
             | PoolEvent::Failed { id, .. } => *id,
         };
@@ -273,6 +343,10 @@ impl AppState {
             PoolEvent::Started { worker, .. } => self.update_row(id, |row| {
                 row.status = Status::Reading;
                 row.worker = Some(worker);
+            }),
+            PoolEvent::Fetched { bytes, cached, .. } => self.update_row(id, |row| {
+                row.size = Some(bytes);
+                row.cached = cached;
             }),
             PoolEvent::Progress {
                 phase, bytes, events, ..
@@ -311,6 +385,7 @@ impl AppState {
                     let mut run = run.borrow_mut();
                     run.pending.remove(&id);
                     run.failed += 1;
+                    run.retryable.insert(id);
                 }
                 let file = self.row_name(id);
                 self.update_row(id, |row| {
@@ -366,6 +441,7 @@ impl FileRow {
             events: 0,
             worker: None,
             error: None,
+            cached: false,
         }
     }
 }

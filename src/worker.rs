@@ -8,6 +8,10 @@ use wasm_bindgen::prelude::*;
 /// Handles one request, posting progress and the outcome through `post`.
 pub fn handle(msg: ToWorker, post: &mut dyn FnMut(FromWorker)) {
     match msg {
+        ToWorker::AnalyzeUrl { .. } => post(FromWorker::Failed {
+            id: u32::MAX,
+            message: "AnalyzeUrl needs the async handler (handle_url)".into(),
+        }),
         ToWorker::Analyze {
             id,
             name,
@@ -39,9 +43,54 @@ pub fn handle(msg: ToWorker, post: &mut dyn FnMut(FromWorker)) {
     }
 }
 
+/// Downloads (or reads from the cache) one S3 object, then analyzes it.
+pub async fn handle_url(msg: ToWorker, post: &mut dyn FnMut(FromWorker)) {
+    let ToWorker::AnalyzeUrl {
+        id,
+        name,
+        url,
+        etag,
+        options,
+    } = msg
+    else {
+        return;
+    };
+    post(FromWorker::Progress {
+        id,
+        phase: Phase::Downloading,
+        bytes: 0,
+        events: 0,
+    });
+    match crate::retrieval::load_segment(&name, &url, etag.as_deref()).await {
+        Ok((bytes, cached)) => {
+            post(FromWorker::Fetched {
+                id,
+                bytes: bytes.len() as u64,
+                cached,
+            });
+            handle(
+                ToWorker::Analyze {
+                    id,
+                    name,
+                    options,
+                    bytes,
+                },
+                post,
+            );
+        }
+        Err(message) => post(FromWorker::Failed { id, message }),
+    }
+}
+
 /// Handles one raw `message` event payload as the worker receives it.
 pub fn handle_js(data: &JsValue, post: &mut dyn FnMut(FromWorker)) {
     match protocol::decode_to_worker(data) {
+        Ok(msg @ ToWorker::AnalyzeUrl { .. }) => {
+            let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+            wasm_bindgen_futures::spawn_local(async move {
+                handle_url(msg, &mut |m| self::post(&scope, &m)).await;
+            });
+        }
         Ok(msg) => handle(msg, post),
         Err(err) => post(FromWorker::Failed {
             id: request_id(data).unwrap_or(u32::MAX),

@@ -19,6 +19,12 @@ use wasm_bindgen_futures::JsFuture;
 pub enum Source {
     Blob(web_sys::Blob),
     Buffer(js_sys::ArrayBuffer),
+    /// An S3 object the worker downloads itself. `presign` makes a fresh
+    /// presigned URL when a worker takes the job (credentials stay here).
+    Url {
+        presign: Rc<dyn Fn() -> String>,
+        etag: Option<String>,
+    },
 }
 
 pub struct Job {
@@ -41,6 +47,12 @@ pub enum PoolEvent {
         phase: Phase,
         bytes: u64,
         events: u64,
+    },
+    /// An S3 object is in the worker's memory (downloaded, or from the cache).
+    Fetched {
+        id: u32,
+        bytes: u64,
+        cached: bool,
     },
     Done {
         id: u32,
@@ -200,6 +212,7 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 bytes,
                 events,
             }),
+            FromWorker::Fetched { id, bytes, cached } => Some(PoolEvent::Fetched { id, bytes, cached }),
             FromWorker::Done { id, outcome } => {
                 slot.busy = None;
                 Some(PoolEvent::Done { id, outcome })
@@ -260,6 +273,24 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
             id: job.id,
             worker: index,
         });
+        if let Source::Url { presign, etag } = &job.source {
+            let msg = protocol::ToWorker::AnalyzeUrl {
+                id: job.id,
+                name: job.name.clone(),
+                url: presign(),
+                etag: etag.clone(),
+                options,
+            };
+            let worker = inner.borrow().slots[index].worker.clone();
+            if let Err(err) = worker.post_message(&protocol::encode_header(&msg)) {
+                release(inner, index, job.id);
+                listener(PoolEvent::Failed {
+                    id: job.id,
+                    message: format!("could not send the job to a worker: {}", js_message(&err)),
+                });
+            }
+            continue;
+        }
         let inner = inner.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let id = job.id;
@@ -306,6 +337,7 @@ fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
 async fn read(source: &Source) -> Result<js_sys::ArrayBuffer, String> {
     match source {
         Source::Buffer(buffer) => Ok(buffer.clone()),
+        Source::Url { .. } => Err("an S3 object is downloaded by the worker".into()),
         Source::Blob(blob) => JsFuture::from(blob.array_buffer())
             .await
             .map(|v| v.unchecked_into())

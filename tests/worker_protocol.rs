@@ -43,7 +43,10 @@ fn analyze_request_round_trips_with_its_bytes_as_an_array_buffer() {
         name,
         options,
         bytes: decoded,
-    } = protocol::decode_to_worker(&msg).unwrap();
+    } = protocol::decode_to_worker(&msg).unwrap()
+    else {
+        panic!("an Analyze request decodes as Analyze")
+    };
     assert_eq!((id, name.as_str()), (7, "a/b.bin.gz"));
     assert_eq!(options.reference_compatible, Options::default().reference_compatible);
     assert_eq!(decoded, bytes);
