@@ -60,7 +60,7 @@ fn demo(c: &mut Criterion) {
         b.iter(|| {
             let (parsed, failure) = trace::parse_trace(black_box(&raw));
             assert!(failure.is_none());
-            parsed.events.len()
+            parsed.runtime_events
         })
     });
 

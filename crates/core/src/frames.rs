@@ -178,7 +178,7 @@ pub struct StackDiagnosis<'a> {
 /// The walk for syscall, blocker and trigger stops at the first app frame, so
 /// the syscall and blocker are only ever found leafward of the trigger; the
 /// two lists still cover the whole stack.
-pub fn diagnose_stack(frames: &[Frame]) -> StackDiagnosis<'_> {
+pub fn diagnose_stack<'a>(frames: impl IntoIterator<Item = &'a Frame>) -> StackDiagnosis<'a> {
     let mut diagnosis = StackDiagnosis::default();
     let mut walking = true;
     for frame in frames {

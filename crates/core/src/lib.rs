@@ -8,6 +8,7 @@ pub mod civil;
 pub mod container;
 pub mod fmt;
 pub mod frames;
+pub mod hashing;
 pub mod hdr;
 pub mod report;
 pub mod s3;

@@ -9,7 +9,7 @@ use d9lens_core::analysis::zoom;
 use d9lens_core::container::{DEFAULT_MAX_INFLATED_BYTES, raw_trace};
 use d9lens_core::fmt::{fmt_dur, to_fixed};
 use d9lens_core::report::Frame;
-use d9lens_core::trace::{CpuSample, ParsedTrace, RuntimeEvent, RuntimeKind, parse_trace};
+use d9lens_core::trace::{CpuSample, ParsedTrace, WorkerEvent, WorkerEventKind, parse_trace};
 use std::path::Path;
 
 fn parse(rel: &str) -> ParsedTrace {
@@ -238,11 +238,8 @@ fn zoom_finds_the_spans_of_the_longest_poll_by_task() {
 const HOG: u64 = 0x1000;
 const OWN: u64 = 0x2000;
 
-fn event(kind: RuntimeKind, ts: u64, task: u64, tid: Option<u64>) -> RuntimeEvent {
-    let mut e = RuntimeEvent::new(kind, ts);
-    e.task_id = task;
-    e.tid = tid;
-    e
+fn event(ts: u64, kind: WorkerEventKind) -> WorkerEvent {
+    WorkerEvent { ts, kind }
 }
 
 fn sample(ts: u64, tid: u64, worker: u64, addr: u64) -> CpuSample {
@@ -261,12 +258,25 @@ fn sample(ts: u64, tid: u64, worker: u64, addr: u64) -> CpuSample {
 fn hog_trace() -> ParsedTrace {
     const MS: u64 = 1_000_000;
     let mut t = ParsedTrace::default();
-    t.events.push(event(RuntimeKind::Unpark, 0, 0, Some(100)));
-    for (task, start, end) in [(1, MS, 50 * MS), (2, 60 * MS, 90 * MS), (3, 100 * MS, 150 * MS)] {
-        t.events.push(event(RuntimeKind::PollStart, start, task, None));
-        t.events.push(event(RuntimeKind::PollEnd, end, 0, None));
+    let tid = Some(100);
+    let mut events = vec![event(
+        0,
+        WorkerEventKind::Unpark {
+            cpu_time: 0,
+            sched_wait: None,
+            tid,
+        },
+    )];
+    for (task_id, start, end) in [(1, MS, 50 * MS), (2, 60 * MS, 90 * MS), (3, 100 * MS, 150 * MS)] {
+        let poll = WorkerEventKind::PollStart {
+            task_id,
+            spawn_loc: None,
+            scheduling_delay: None,
+        };
+        events.extend([event(start, poll), event(end, WorkerEventKind::PollEnd)]);
     }
-    t.events.push(event(RuntimeKind::Park, 160 * MS, 0, Some(100)));
+    events.push(event(160 * MS, WorkerEventKind::Park { cpu_time: 0, tid }));
+    t.workers.insert(0, events);
     t.tid_to_worker.insert(100, 0);
     for ms in (5..90).step_by(10) {
         t.samples.push(sample(ms * MS, 200, 255, HOG));
@@ -386,7 +396,11 @@ fn check(name: &str, trace: &ParsedTrace) {
     serde_json::to_string(&d).unwrap();
     assert_eq!(
         d.distribution.is_some(),
-        trace.events.iter().any(|e| e.kind == RuntimeKind::PollStart),
+        trace
+            .workers
+            .values()
+            .flatten()
+            .any(|e| matches!(e.kind, WorkerEventKind::PollStart { .. })),
         "{name}"
     );
     assert!(d.targets.len() == d.candidates.min(5), "{name}");

@@ -1,6 +1,8 @@
 //! Wake → poll scheduling delays (`computeSchedulingDelays`).
 
 use super::workers::Timelines;
+use crate::hashing::FastMap;
+use crate::trace::{StrId, Wake};
 
 #[derive(Debug, Clone)]
 pub struct Delay {
@@ -8,64 +10,77 @@ pub struct Delay {
     pub delay: u64,
     pub task_id: u64,
     pub worker: u64,
-    pub spawn_loc: Option<u32>,
+    pub spawn_loc: Option<StrId>,
 }
 
-/// Delays sorted by wake time (stable over workers ascending, polls in order).
-pub fn compute(t: &Timelines) -> Vec<Delay> {
-    // Each task's polls across workers, by start, to see if a wake came mid-poll.
-    let mut polls_by_task: std::collections::HashMap<u64, Vec<(u64, u64)>> = Default::default();
-    for tl in t.workers.values() {
-        for p in tl.polls.iter().filter(|p| p.task_id != 0) {
-            polls_by_task.entry(p.task_id).or_default().push((p.start, p.end));
+/// Each task's wakes and polls by time: only needed for polls that carry no
+/// recorder-measured delay, so built on first need.
+struct TaskIndex {
+    wakes: FastMap<u64, Vec<u64>>,
+    polls: FastMap<u64, Vec<(u64, u64)>>,
+}
+
+impl TaskIndex {
+    fn new(t: &Timelines, wakes: &[Wake]) -> TaskIndex {
+        let mut index = TaskIndex {
+            wakes: FastMap::default(),
+            polls: FastMap::default(),
+        };
+        for w in wakes {
+            index.wakes.entry(w.task).or_default().push(w.ts);
         }
+        for tl in t.workers.values() {
+            for p in tl.polls.iter().filter(|p| p.task_id != 0) {
+                index.polls.entry(p.task_id).or_default().push((p.start, p.end));
+            }
+        }
+        index.wakes.values_mut().for_each(|v| v.sort_unstable());
+        index.polls.values_mut().for_each(|v| v.sort_by_key(|p| p.0));
+        index
     }
-    for v in polls_by_task.values_mut() {
-        v.sort_by_key(|p| p.0);
+
+    /// Delay from the task's latest wake at or before `start` (or from the end
+    /// of the poll that wake came in) to this poll.
+    fn delay(&self, task: u64, start: u64) -> Option<(u64, u64)> {
+        let wakes = self.wakes.get(&task)?;
+        let wake = wakes[wakes.partition_point(|&w| w <= start).checked_sub(1)?];
+        let mut effective = wake;
+        let polls = &self.polls[&task];
+        if let Some(prev) = polls.partition_point(|q| q.0 <= wake).checked_sub(1).map(|i| polls[i])
+            && prev.0 < start
+            && wake <= prev.1
+        {
+            effective = prev.1;
+        }
+        let d = start as i64 - effective as i64;
+        (d > 0 && d < 1_000_000_000).then_some((effective, d as u64))
     }
-    let mut out = Vec::new();
+}
+
+/// Every delay, workers ascending and their polls in order (the reference
+/// then sorts them stably by wake time).
+pub fn for_each(t: &Timelines, wakes: &[Wake], mut f: impl FnMut(Delay)) {
+    let mut index: Option<TaskIndex> = None;
     for (&worker, tl) in &t.workers {
         for p in tl.polls.iter().filter(|p| p.task_id != 0) {
-            let delay = |wake_time: u64, delay: u64| Delay {
+            let (wake_time, delay) = match p.scheduling_delay {
+                Some(0) => continue,
+                Some(d) => (p.start.saturating_sub(d), d),
+                None => match index
+                    .get_or_insert_with(|| TaskIndex::new(t, wakes))
+                    .delay(p.task_id, p.start)
+                {
+                    Some(found) => found,
+                    None => continue,
+                },
+            };
+            f(Delay {
                 wake_time,
                 delay,
                 task_id: p.task_id,
                 worker,
                 spawn_loc: p.spawn_loc,
-            };
-            if let Some(d) = p.scheduling_delay {
-                if d > 0 {
-                    out.push(delay(p.start.saturating_sub(d), d));
-                }
-                continue;
-            }
-            let Some(wakes) = t.wakes_by_task.get(&p.task_id) else {
-                continue;
-            };
-            let Some(wake) = wakes
-                .partition_point(|w| w.ts <= p.start)
-                .checked_sub(1)
-                .map(|i| wakes[i])
-            else {
-                continue;
-            };
-            let mut effective = wake.ts;
-            let polls = &polls_by_task[&p.task_id];
-            if let Some(prev) = polls
-                .partition_point(|q| q.0 <= wake.ts)
-                .checked_sub(1)
-                .map(|i| polls[i])
-                && prev.0 < p.start
-                && wake.ts <= prev.1
-            {
-                effective = prev.1;
-            }
-            let d = p.start as i64 - effective as i64;
-            if d > 0 && d < 1_000_000_000 {
-                out.push(delay(effective, d as u64));
-            }
+            });
         }
     }
-    out.sort_by_key(|d| d.wake_time);
-    out
 }

@@ -12,7 +12,7 @@ use super::workers::{self, Poll};
 use crate::fmt::{fmt_dur, to_fixed};
 use crate::frames::{diagnose_stack, format_frame};
 use crate::report::Frame;
-use crate::trace::{ParsedTrace, RuntimeKind, SOURCE_OFF_CPU};
+use crate::trace::{ParsedTrace, SOURCE_OFF_CPU};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -279,10 +279,9 @@ pub(crate) struct WorkerThreads {
 impl WorkerThreads {
     pub(crate) fn new(trace: &ParsedTrace) -> Self {
         let mut bindings: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
-        for e in &trace.events {
-            if let (RuntimeKind::Park | RuntimeKind::Unpark, Some(tid)) = (e.kind, e.tid) {
-                bindings.entry(e.worker).or_default().push((e.ts, tid));
-            }
+        for (&worker, events) in &trace.workers {
+            let tids = events.iter().filter_map(|e| Some((e.ts, e.kind.tid()?)));
+            bindings.entry(worker).or_default().extend(tids);
         }
         for b in bindings.values_mut() {
             b.sort_by_key(|x| x.0);
@@ -398,7 +397,7 @@ impl Ctx<'_> {
     fn own_tid(&self, worker: u64, p: &Poll) -> Option<u64> {
         self.threads
             .tid_at(worker, p.start)
-            .or_else(|| p.cpu_samples.first().map(|&i| self.trace.samples[i].tid))
+            .or_else(|| p.cpu_samples().first().map(|&i| self.trace.samples[i].tid))
     }
 
     fn census(&self, p: &Poll, own: Option<u64>) -> Census {
@@ -502,9 +501,8 @@ fn verdict(state: CpuState, census: &Census) -> Verdict {
 
 /// Diagnoses the longest polls of one parsed trace file.
 pub fn diagnose(trace: &ParsedTrace, opts: &DiagnoseOptions) -> Diagnosis {
-    let ids = workers::worker_ids(trace);
     let min_ts = trace.bounds.map(|b| b.0);
-    let tl = workers::build(trace, &ids, trace.bounds.map_or(0, |b| b.1));
+    let tl = workers::build(trace, trace.bounds.map_or(0, |b| b.1));
     let polls = all_polls(&tl);
     let dist = distribution(&polls);
     let (threshold_ms, threshold_rule) = threshold(opts, dist.as_ref());
@@ -566,15 +564,15 @@ pub fn diagnose(trace: &ParsedTrace, opts: &DiagnoseOptions) -> Diagnosis {
 
 fn target(ctx: &Ctx<'_>, worker: u64, p: &Poll, min_ts: u64, dist: Option<&Distribution>) -> Target {
     let dur_ns = p.end - p.start;
-    let state = if p.cpu_samples.is_empty() {
+    let state = if p.cpu_samples().is_empty() {
         CpuState::OffCpu
     } else {
         CpuState::OnCpu
     };
     let shown = if state == CpuState::OnCpu {
-        &p.cpu_samples
+        p.cpu_samples()
     } else {
-        &p.sched_samples
+        p.sched_samples()
     };
     let own_tid = ctx.own_tid(worker, p);
     let census = ctx.census(p, own_tid);
@@ -590,8 +588,8 @@ fn target(ctx: &Ctx<'_>, worker: u64, p: &Poll, min_ts: u64, dist: Option<&Distr
         spawn_loc: ctx.trace.spawn_loc(p.spawn_loc).map(|l| strip_registry(l).to_string()),
         own_tid,
         state,
-        on_cpu_samples: p.cpu_samples.len(),
-        sched_samples: p.sched_samples.len(),
+        on_cpu_samples: p.cpu_samples().len(),
+        sched_samples: p.sched_samples().len(),
         stacks: top_stacks(ctx.trace, shown, TOP_STACKS),
         verdict: verdict(state, &census),
         census,

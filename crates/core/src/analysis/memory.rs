@@ -2,11 +2,14 @@
 //! attribution. Weights are computed at the end, once the sample rate is
 //! chosen, and summed in file order so floating-point totals match.
 
-use crate::report::{AllocSite, Frame, Memory, TaskAlloc};
-use crate::trace::{ParsedTrace, RuntimeKind};
+use super::stacks::{FrameId, FrameTable, Remap, Symbolizer};
+use crate::hashing::FastMap;
+use crate::hashing::FastSet;
+use crate::report::{AllocSite, Memory, TaskAlloc};
+use crate::trace::{ParsedTrace, WorkerEventKind};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// The rate `analyze.js` always assumes.
 pub const REFERENCE_SAMPLE_RATE: u64 = 524_288;
@@ -20,11 +23,18 @@ pub struct Sample {
     pub unfreed: Option<(u64, u64)>,
 }
 
+/// One allocation call chain and its symbolized stack.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Site {
+    pub chain: Vec<u64>,
+    pub stack: Vec<FrameId>,
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct MemoryPartial {
     pub samples: Vec<Sample>,
-    /// Call chain (as text key) → symbolized frames, first-occurrence order.
-    pub sites: IndexMap<String, Vec<Frame>>,
+    /// Distinct call chains, first-occurrence order (`Sample::site` indexes them).
+    pub sites: Vec<Site>,
     pub frees: u64,
     /// Frees of allocations sampled in another file (a later segment frees an earlier one's memory).
     pub orphan_frees: Vec<(u64, u64)>,
@@ -34,17 +44,24 @@ pub struct MemoryPartial {
 }
 
 impl MemoryPartial {
-    pub fn from_trace(trace: &ParsedTrace) -> MemoryPartial {
-        let freed: HashSet<(u64, u64)> = trace.frees.iter().map(|f| (f.addr, f.alloc_ts)).collect();
+    pub fn from_trace(trace: &ParsedTrace, symbolizer: &mut Symbolizer<'_>) -> MemoryPartial {
+        let freed: FastSet<(u64, u64)> = trace.frees.iter().map(|f| (f.addr, f.alloc_ts)).collect();
         // Per worker, PollStarts in file order (the reference does not re-sort them).
-        let mut polls: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
-        for e in trace
-            .events
-            .iter()
-            .filter(|e| e.kind == RuntimeKind::PollStart && e.task_id != 0)
-        {
-            polls.entry(e.worker).or_default().push((e.ts, e.task_id));
-        }
+        let polls: BTreeMap<u64, Vec<(u64, u64)>> = if trace.allocs.is_empty() {
+            BTreeMap::new()
+        } else {
+            trace
+                .workers
+                .iter()
+                .map(|(&w, events)| {
+                    let starts = events.iter().filter_map(|e| match e.kind {
+                        WorkerEventKind::PollStart { task_id, .. } if task_id != 0 => Some((e.ts, task_id)),
+                        _ => None,
+                    });
+                    (w, starts.collect())
+                })
+                .collect()
+        };
         let mut m = MemoryPartial {
             frees: trace.frees.len() as u64,
             dropped_allocs: trace.dropped_allocs,
@@ -55,12 +72,15 @@ impl MemoryPartial {
                 .and_then(|v| v.parse().ok()),
             ..MemoryPartial::default()
         };
+        let mut site_of: FastMap<&[u64], u32> = FastMap::default();
         for a in &trace.allocs {
-            let key = a.callchain.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(";");
-            let site = match m.sites.get_index_of(&key) {
-                Some(i) => i,
-                None => m.sites.insert_full(key, trace.symbols.symbolize(&a.callchain)).0,
-            } as u32;
+            let site = *site_of.entry(&a.callchain).or_insert_with(|| {
+                m.sites.push(Site {
+                    chain: a.callchain.clone(),
+                    stack: symbolizer.stack(&a.callchain),
+                });
+                m.sites.len() as u32 - 1
+            });
             let task = trace
                 .tid_to_worker
                 .get(&a.tid)
@@ -77,7 +97,7 @@ impl MemoryPartial {
                 unfreed,
             });
         }
-        let sampled: HashSet<(u64, u64)> = trace.allocs.iter().map(|a| (a.addr, a.ts)).collect();
+        let sampled: FastSet<(u64, u64)> = trace.allocs.iter().map(|a| (a.addr, a.ts)).collect();
         m.orphan_frees = trace
             .frees
             .iter()
@@ -86,30 +106,51 @@ impl MemoryPartial {
             .collect();
         m
     }
+}
 
-    pub fn merge(&mut self, other: &MemoryPartial) {
+/// The fold of memory partials: sites keyed by call chain across files.
+#[derive(Debug, Default)]
+pub struct MemoryAcc {
+    m: MemoryPartial,
+    site_of: FastMap<Vec<u64>, u32>,
+}
+
+impl MemoryAcc {
+    /// `remap` takes the partial's frame ids into the accumulator's table.
+    pub fn merge(&mut self, other: MemoryPartial, remap: &Remap) {
+        let m = &mut self.m;
         let offset: Vec<u32> = other
             .sites
-            .iter()
-            .map(|(k, frames)| match self.sites.get_index_of(k) {
-                Some(i) => i as u32,
-                None => self.sites.insert_full(k.clone(), frames.clone()).0 as u32,
+            .into_iter()
+            .map(|site| {
+                *self.site_of.entry(site.chain.clone()).or_insert_with(|| {
+                    m.sites.push(Site {
+                        stack: remap.stack(&site.stack),
+                        chain: site.chain,
+                    });
+                    m.sites.len() as u32 - 1
+                })
             })
             .collect();
-        self.samples.extend(other.samples.iter().map(|s| Sample {
+        m.samples.extend(other.samples.into_iter().map(|s| Sample {
             site: offset[s.site as usize],
-            ..s.clone()
+            ..s
         }));
-        self.frees += other.frees;
-        self.orphan_frees.extend(&other.orphan_frees);
-        self.dropped_allocs += other.dropped_allocs;
-        self.dropped_frees += other.dropped_frees;
-        self.trace_sample_rate = self.trace_sample_rate.or(other.trace_sample_rate);
+        m.frees += other.frees;
+        m.orphan_frees.extend(other.orphan_frees);
+        m.dropped_allocs += other.dropped_allocs;
+        m.dropped_frees += other.dropped_frees;
+        m.trace_sample_rate = m.trace_sample_rate.or(other.trace_sample_rate);
+    }
+
+    pub fn trace_sample_rate(&self) -> Option<u64> {
+        self.m.trace_sample_rate
     }
 
     /// `None` when nothing was sampled.
-    pub fn finish(&self, rate: u64, spawn_loc: impl Fn(u64) -> Option<String>) -> Option<Memory> {
-        if self.samples.is_empty() {
+    pub fn finish(&self, rate: u64, frames: &FrameTable, spawn_loc: impl Fn(u64) -> Option<String>) -> Option<Memory> {
+        let m = &self.m;
+        if m.samples.is_empty() {
             return None;
         }
         let weight = |s: u64| {
@@ -125,10 +166,10 @@ impl MemoryPartial {
         };
         let mut sites: BTreeMap<u32, AllocSite> = BTreeMap::new();
         let mut tasks: IndexMap<u64, TaskAlloc> = IndexMap::new();
-        let freed_elsewhere: HashSet<&(u64, u64)> = self.orphan_frees.iter().collect();
+        let freed_elsewhere: FastSet<&(u64, u64)> = m.orphan_frees.iter().collect();
         let mut estimated = 0.0;
         let (mut leaked_count, mut leaked_bytes, mut total_bytes) = (0, 0, 0);
-        for s in &self.samples {
+        for s in &m.samples {
             let w = weight(s.size);
             estimated += w;
             total_bytes += s.size;
@@ -136,10 +177,7 @@ impl MemoryPartial {
                 leaked_count += 1;
                 leaked_bytes += s.size;
             }
-            let site = sites.entry(s.site).or_insert_with(|| AllocSite {
-                frames: self.sites[s.site as usize].clone(),
-                ..AllocSite::default()
-            });
+            let site = sites.entry(s.site).or_default();
             site.count += 1;
             site.total_bytes += s.size;
             site.estimated_bytes += w;
@@ -154,9 +192,16 @@ impl MemoryPartial {
             }
         }
         // Sites in first-occurrence order before the stable sort, as the reference's Map.
-        let mut top_sites: Vec<AllocSite> = sites.into_values().collect();
-        top_sites.sort_by(|a, b| b.estimated_bytes.total_cmp(&a.estimated_bytes));
+        let mut top_sites: Vec<(u32, AllocSite)> = sites.into_iter().collect();
+        top_sites.sort_by(|a, b| b.1.estimated_bytes.total_cmp(&a.1.estimated_bytes));
         top_sites.truncate(10);
+        let top_sites = top_sites
+            .into_iter()
+            .map(|(i, site)| AllocSite {
+                frames: frames.resolve(&m.sites[i as usize].stack),
+                ..site
+            })
+            .collect();
         let mut per_task: Vec<TaskAlloc> = tasks.into_values().collect();
         per_task.sort_by(|a, b| b.estimated_bytes.total_cmp(&a.estimated_bytes));
         for t in &mut per_task {
@@ -164,15 +209,15 @@ impl MemoryPartial {
         }
         Some(Memory {
             sample_rate_bytes: rate,
-            trace_sample_rate_bytes: self.trace_sample_rate.filter(|&r| r != rate),
-            total_alloc_count: self.samples.len() as u64,
+            trace_sample_rate_bytes: m.trace_sample_rate.filter(|&r| r != rate),
+            total_alloc_count: m.samples.len() as u64,
             total_alloc_bytes: total_bytes,
-            total_free_count: self.frees,
+            total_free_count: m.frees,
             leaked_count,
             leaked_bytes,
             estimated_total_bytes: estimated.round() as u64,
-            dropped_allocs: self.dropped_allocs,
-            dropped_frees: self.dropped_frees,
+            dropped_allocs: m.dropped_allocs,
+            dropped_frees: m.dropped_frees,
             top_sites,
             per_task,
         })

@@ -1,14 +1,20 @@
 //! Merging partials (`mergePartial`) and finalizing them into a `Report`.
 
-use super::memory::{MemoryPartial, REFERENCE_SAMPLE_RATE};
+use super::memory::{MemoryAcc, REFERENCE_SAMPLE_RATE};
 use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::red_flags::{self, FlagCounts};
-use super::{Options, groups::Groups, setup};
+use super::stacks::{FrameTable, Group, GroupIndex};
+use super::{Options, setup};
 use crate::frames::{diagnose_stack, format_frame};
+use crate::hashing::FastMap;
 use crate::hdr::Histogram;
 use crate::report::*;
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
+
+/// Stacks kept in the report per list (the page and the text show ten; the
+/// hotspot tree is built from all of them first).
+const REPORT_STACKS: usize = 25;
 
 /// Collects partials in any order; `finish` folds them in file-name order so
 /// the report never depends on which worker finished first.
@@ -104,14 +110,15 @@ pub(super) struct Acc {
     pub(super) task_spawn_locs: IndexMap<u64, Option<String>>,
     pub(super) task_spawn_times: IndexMap<u64, u64>,
     pub(super) task_terminate_times: IndexMap<u64, u64>,
-    pub(super) cpu_groups: Groups,
-    pub(super) sched_groups: Groups,
-    pub(super) in_poll_groups: Groups,
+    /// The frames of every stack of the fold.
+    pub(super) frames: FrameTable,
+    pub(super) cpu_groups: GroupIndex,
+    pub(super) in_poll_groups: GroupIndex,
     pub(super) in_poll: u64,
     pub(super) idle: u64,
     pub(super) in_poll_by_loc: IndexMap<String, u64>,
     pub(super) span_stats: IndexMap<String, Histogram>,
-    pub(super) memory: MemoryPartial,
+    pub(super) memory: MemoryAcc,
     pub(super) setup: super::partial::SetupPartial,
     pub(super) runtimes: IndexMap<String, Vec<u64>>,
     pub(super) clock_anchor: Option<(u64, i64)>,
@@ -151,9 +158,12 @@ impl Acc {
             d.poll_ns += ws.poll_ns;
         }
         merge_hist(&mut self.poll_durations, &p.poll_durations);
+        let remap = self.frames.absorb(&p.frames);
         self.long_poll_count += p.long_poll_count;
         self.long_polls
             .extend(std::mem::take(&mut p.long_polls).into_iter().map(|mut lp| {
+                lp.sched_samples = lp.sched_samples.iter().map(|s| remap.stack(s)).collect();
+                lp.cpu_samples = lp.cpu_samples.iter().map(|s| remap.stack(s)).collect();
                 if compat_dir {
                     // The reference labels directory-mode polls by cache name: `.bin.gz` shows as `.bin`.
                     if let Some(stem) = lp.file.strip_suffix(".gz") {
@@ -179,16 +189,17 @@ impl Acc {
         self.task_spawn_locs.extend(std::mem::take(&mut p.task_spawn_locs));
         self.task_spawn_times.extend(&p.task_spawn_times);
         self.task_terminate_times.extend(&p.task_terminate_times);
-        self.cpu_groups.merge(std::mem::take(&mut p.cpu_groups));
-        self.sched_groups.merge(std::mem::take(&mut p.sched_groups));
-        self.in_poll_groups.merge(std::mem::take(&mut p.in_poll_groups));
+        self.cpu_groups
+            .merge(&self.frames, &remap, std::mem::take(&mut p.cpu_groups));
+        self.in_poll_groups
+            .merge(&self.frames, &remap, std::mem::take(&mut p.in_poll_groups));
         self.in_poll += p.in_poll;
         self.idle += p.idle;
         for (k, v) in &p.in_poll_by_loc {
             *self.in_poll_by_loc.entry(k.clone()).or_default() += v;
         }
         merge_hist(&mut self.span_stats, &p.span_stats);
-        self.memory.merge(&p.memory);
+        self.memory.merge(std::mem::take(&mut p.memory), &remap);
         let s = &mut self.setup;
         s.symbols += p.setup.symbols;
         s.symbols_with_location += p.setup.symbols_with_location;
@@ -241,12 +252,12 @@ impl Acc {
         let rate = if opts.reference_compatible {
             REFERENCE_SAMPLE_RATE
         } else {
-            self.memory.trace_sample_rate.unwrap_or(REFERENCE_SAMPLE_RATE)
+            self.memory.trace_sample_rate().unwrap_or(REFERENCE_SAMPLE_RATE)
         };
         let memory = if compat_dir {
             None
         } else {
-            self.memory.finish(rate, spawn_loc)
+            self.memory.finish(rate, &self.frames, spawn_loc)
         };
         let workers: Vec<WorkerUtilization> = self
             .workers
@@ -288,7 +299,14 @@ impl Acc {
         let mut spans: Vec<DurationStats> = self.span_stats.iter().map(|(k, h)| hist_stats(k, h)).collect();
         spans.sort_by_key(|a| std::cmp::Reverse(a.count));
         let cpu_groups = std::mem::take(&mut self.cpu_groups).into_sorted();
-        let in_poll_stacks = std::mem::take(&mut self.in_poll_groups).into_sorted();
+        let shown = |groups: &[Group]| -> Vec<StackGroup> {
+            groups
+                .iter()
+                .take(REPORT_STACKS)
+                .map(|g| g.to_report(&self.frames))
+                .collect()
+        };
+        let in_poll_stacks = shown(&std::mem::take(&mut self.in_poll_groups).into_sorted());
         Report {
             setup: setup::diagnose(
                 &self.setup,
@@ -333,8 +351,8 @@ impl Acc {
                         start_ns: l.start,
                         start_offset_ns: rel(l.start),
                         file: l.file.clone(),
-                        sched_samples: l.sched_samples.clone(),
-                        cpu_samples: l.cpu_samples.clone(),
+                        sched_samples: l.sched_samples.iter().map(|s| self.frames.resolve(s)).collect(),
+                        cpu_samples: l.cpu_samples.iter().map(|s| self.frames.resolve(s)).collect(),
                     })
                     .collect(),
             },
@@ -380,8 +398,8 @@ impl Acc {
             },
             cpu_hotspots: CpuHotspots {
                 samples: self.on_cpu,
-                tree: hotspot_tree(&cpu_groups),
-                top_stacks: cpu_groups,
+                tree: hotspot_tree(&cpu_groups, &self.frames),
+                top_stacks: shown(&cpu_groups),
             },
             queue: QueueDepth {
                 global_max: (self.queue_count > 0).then_some(self.queue_max),
@@ -437,7 +455,7 @@ fn lifecycle(acc: &Acc) -> Lifecycle {
 }
 
 /// Call tree of application frames, outermost caller first, flattened depth-first.
-fn hotspot_tree(groups: &[StackGroup]) -> Vec<HotspotRow> {
+fn hotspot_tree(groups: &[Group], frames: &FrameTable) -> Vec<HotspotRow> {
     #[derive(Default)]
     struct Node {
         count: u64,
@@ -457,16 +475,17 @@ fn hotspot_tree(groups: &[StackGroup]) -> Vec<HotspotRow> {
             flatten(n.children, depth + 1, out);
         }
     }
+    // Stacks share most frames: each table frame's display text is made once
+    // (keyed by its address in the table, which outlives this function).
+    let mut texts: FastMap<*const Frame, String> = FastMap::default();
     let mut root = Node::default();
     for g in groups {
-        let d = diagnose_stack(&g.frames);
-        let app: Vec<String> = d
-            .app_frames
-            .iter()
-            .map(|f| format_frame(&f.symbol, f.location.as_deref()))
-            .collect();
+        let app: Vec<&Frame> = diagnose_stack(frames.frames(&g.stack)).app_frames;
         let mut node = &mut root;
-        for (i, name) in app.iter().enumerate().rev() {
+        for (i, f) in app.iter().enumerate().rev() {
+            let name = texts
+                .entry(std::ptr::from_ref(*f))
+                .or_insert_with(|| format_frame(&f.symbol, f.location.as_deref()));
             node = node.children.entry(name.clone()).or_default();
             node.count += g.count;
             if i == 0 {

@@ -2,7 +2,6 @@
 //! same report out) into a `Report`.
 
 mod delays;
-mod groups;
 mod memory;
 mod merge;
 mod options;
@@ -10,6 +9,7 @@ mod partial;
 mod red_flags;
 mod series;
 mod setup;
+mod stacks;
 mod workers;
 
 pub use merge::Merger;

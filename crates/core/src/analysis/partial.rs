@@ -1,14 +1,15 @@
 //! One trace file → its `Partial`: the per-file half of `accumulateTrace`.
 
 use super::Options;
-use super::groups::Groups;
 use super::memory::MemoryPartial;
 use super::red_flags::{BusyPoll, FlagCounts, MANY_SPANS};
+use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains};
 use super::{delays, series, workers};
 use crate::container;
+use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::Histogram;
-use crate::report::{FileError, Frame};
-use crate::trace::{self, ParsedTrace, RuntimeKind, SOURCE_OFF_CPU, SOURCE_ON_CPU, SymbolTable};
+use crate::report::FileError;
+use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable, WorkerEventKind};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,8 +38,8 @@ pub struct LongPollRec {
     pub task_id: u64,
     pub spawn_loc: Option<String>,
     pub file: String,
-    pub sched_samples: Vec<Vec<Frame>>,
-    pub cpu_samples: Vec<Vec<Frame>>,
+    pub sched_samples: Vec<Vec<FrameId>>,
+    pub cpu_samples: Vec<Vec<FrameId>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -90,12 +91,13 @@ pub struct Partial {
     pub delay_worst: Vec<DelayRec>,
     pub delay_hist: Option<Histogram>,
     pub active_tasks: Vec<(u64, u64)>,
-    pub task_spawn_locs: IndexMap<u64, Option<String>>,
-    pub task_spawn_times: IndexMap<u64, u64>,
-    pub task_terminate_times: IndexMap<u64, u64>,
-    pub cpu_groups: Groups,
-    pub sched_groups: Groups,
-    pub in_poll_groups: Groups,
+    pub task_spawn_locs: FastIndexMap<u64, Option<String>>,
+    pub task_spawn_times: FastIndexMap<u64, u64>,
+    pub task_terminate_times: FastIndexMap<u64, u64>,
+    /// The frames of every stack below.
+    pub frames: FrameTable,
+    pub cpu_groups: Vec<Group>,
+    pub in_poll_groups: Vec<Group>,
     pub in_poll: u64,
     pub idle: u64,
     pub in_poll_by_loc: IndexMap<String, u64>,
@@ -141,7 +143,10 @@ pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
             };
         }
     };
+    let raw_bytes = raw.len() as u64;
+    // The inflated bytes are dropped before the analysis allocates.
     let (trace, failure) = trace::parse_trace(&raw);
+    drop(raw);
     let error = failure.map(|f| FileError {
         file: name.to_string(),
         offset: Some(f.offset),
@@ -150,33 +155,41 @@ pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
             f.offset, f.message
         ),
     });
-    let events = trace.events.len() as u64;
     FileOutcome {
-        partial: Partial::from_trace(name, &trace),
+        events: trace.runtime_events,
+        partial: Partial::from_trace(name, trace),
         error,
-        raw_bytes: raw.len() as u64,
-        events,
+        raw_bytes,
     }
 }
 
-fn frames_of(trace: &ParsedTrace, idx: &[usize]) -> Vec<Vec<Frame>> {
+fn stacks_of(trace: &ParsedTrace, idx: &[usize], symbolizer: &mut Symbolizer<'_>) -> Vec<Vec<FrameId>> {
     idx.iter()
-        .map(|&i| trace.symbols.symbolize(&trace.samples[i].callchain))
+        .map(|&i| symbolizer.stack(&trace.samples[i].callchain))
         .collect()
 }
 
 impl Partial {
-    pub fn from_trace(file: &str, trace: &ParsedTrace) -> Partial {
-        let ids = workers::worker_ids(trace);
+    /// Consumes the trace: each part is dropped once its analysis is done, so
+    /// the decoded events and the results never all sit in memory together.
+    pub fn from_trace(file: &str, mut trace: ParsedTrace) -> Partial {
+        let ids = workers::worker_ids(&trace);
         let max_ts = trace.bounds.map_or(0, |b| b.1);
-        let tl = workers::build(trace, &ids, max_ts);
-        let loc = |id: Option<u32>| trace.spawn_loc(id).map(str::to_string);
+        let mut frames = FrameTable::default();
+        let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
+        let memory = MemoryPartial::from_trace(&trace, &mut symbolizer);
+        let setup = setup(&trace);
+        let tl = workers::build(&trace, max_ts);
+        drop(std::mem::take(&mut trace.workers));
+        let spans = trace::build_spans(&trace.span_events, &trace.strings);
+        drop(std::mem::take(&mut trace.span_events));
+        let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
         let mut p = Partial {
             file: file.to_string(),
             runtime_bounds: trace.runtime_bounds,
             bounds: trace.bounds,
-            worker_ids: ids.clone(),
-            event_count: trace.events.len() as u64,
+            worker_ids: ids,
+            event_count: trace.runtime_events,
             cpu_sample_count: trace.samples.len() as u64,
             on_cpu: trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU).count() as u64,
             off_cpu: trace.samples.iter().filter(|s| s.source == SOURCE_OFF_CPU).count() as u64,
@@ -184,16 +197,18 @@ impl Partial {
             task_alive_at_end: trace.task_spawn_times.len() as i64 - trace.task_terminate_times.len() as i64,
             max_local_queue: tl.max_local_queue,
             task_spawn_locs: trace.task_spawn_locs.iter().map(|(&k, &v)| (k, loc(v))).collect(),
-            task_spawn_times: trace.task_spawn_times.clone(),
-            task_terminate_times: trace.task_terminate_times.clone(),
-            metadata: trace.metadata.clone(),
+            active_tasks: series::active_tasks(&trace),
+            task_spawn_times: std::mem::take(&mut trace.task_spawn_times),
+            task_terminate_times: std::mem::take(&mut trace.task_terminate_times),
+            metadata: std::mem::take(&mut trace.metadata),
             clock_anchor: trace.clock_anchors.first().copied(),
             incomplete: trace.incomplete,
-            memory: MemoryPartial::from_trace(trace),
-            setup: setup(trace),
-            active_tasks: series::active_tasks(trace),
+            memory,
+            setup,
             ..Partial::default()
         };
+        // Keyed by id while counting; names (and their first-seen order) at the end.
+        let mut poll_durations: FastIndexMap<Option<StrId>, Histogram> = FastIndexMap::default();
         for (&w, wt) in &tl.workers {
             let ws = p.worker_stats.entry(w).or_default();
             let contention = p.flags.contention.entry(w).or_default();
@@ -215,8 +230,7 @@ impl Partial {
             ws.poll_count += wt.polls.len() as u64;
             for poll in &wt.polls {
                 let dur = poll.end - poll.start;
-                let key = loc(poll.spawn_loc).unwrap_or_else(|| "(unknown)".into());
-                p.poll_durations.entry(key).or_default().record(dur.max(1));
+                poll_durations.entry(poll.spawn_loc).or_default().record(dur.max(1));
                 ws.poll_ns += dur;
                 p.flags.polls_over_10ms += u64::from(dur > 10_000_000);
                 p.flags.polls_over_50ms += u64::from(dur > 50_000_000);
@@ -235,33 +249,44 @@ impl Partial {
                 }
             }
         }
+        for (id, h) in poll_durations {
+            let key = loc(id).unwrap_or_else(|| "(unknown)".into());
+            p.poll_durations.entry(key).or_default().merge(&h);
+        }
         keep_worst(&mut p.long_polls, |l| l.dur);
         // Stacks are symbolized only for the polls that survive the cut.
-        symbolize_long_polls(&mut p.long_polls, &tl, trace);
-        for (_, q) in series::global_queue(trace) {
+        symbolize_long_polls(&mut p.long_polls, &tl, &trace, &mut symbolizer);
+        for (_, q) in series::global_queue(&trace) {
             p.queue_max = p.queue_max.max(q);
             p.queue_sum += q;
             p.queue_count += 1;
             p.flags.queue_points_over_100 += u64::from(q > 100);
         }
-        for d in delays::compute(&tl) {
+        let mut high = Vec::new();
+        delays::for_each(&tl, &trace.wakes, |d| {
             p.delay_total += 1;
             p.delay_hist
                 .get_or_insert_with(Histogram::default)
                 .record(d.delay.max(1));
             p.flags.delays_over_5ms += u64::from(d.delay > 5_000_000);
             if d.delay > 1_000_000 {
-                p.delay_high += 1;
-                p.delay_worst.push(DelayRec {
-                    wake_time: d.wake_time,
-                    delay: d.delay,
-                    task_id: d.task_id,
-                    worker: d.worker,
-                    spawn_loc: loc(d.spawn_loc),
-                });
+                high.push(d);
             }
-        }
-        keep_worst(&mut p.delay_worst, |d| d.delay);
+        });
+        // The reference orders all delays by wake time before taking the worst.
+        p.delay_high = high.len() as u64;
+        high.sort_by_key(|d| d.wake_time);
+        keep_worst(&mut high, |d| d.delay);
+        p.delay_worst = high
+            .into_iter()
+            .map(|d| DelayRec {
+                wake_time: d.wake_time,
+                delay: d.delay,
+                task_id: d.task_id,
+                worker: d.worker,
+                spawn_loc: loc(d.spawn_loc),
+            })
+            .collect();
         let chains = |source: u64| {
             trace
                 .samples
@@ -269,8 +294,7 @@ impl Partial {
                 .filter(move |s| s.source == source)
                 .map(|s| &s.callchain[..])
         };
-        p.cpu_groups = Groups::from_chains(chains(SOURCE_ON_CPU), &trace.symbols);
-        p.sched_groups = Groups::from_chains(chains(SOURCE_OFF_CPU), &trace.symbols);
+        p.cpu_groups = group_chains(chains(SOURCE_ON_CPU), &mut symbolizer);
         let mut in_poll_chains = Vec::new();
         for (s, at) in trace.samples.iter().zip(&tl.sample_in_poll) {
             if s.source != SOURCE_OFF_CPU {
@@ -286,17 +310,23 @@ impl Partial {
                 None => p.idle += 1,
             }
         }
-        p.in_poll_groups = Groups::from_chains(in_poll_chains.into_iter(), &trace.symbols);
+        p.in_poll_groups = group_chains(in_poll_chains.into_iter(), &mut symbolizer);
         p.in_poll_by_loc.sort_by(|_, a, _, b| b.cmp(a));
-        let spans = trace::build_spans(&trace.span_events);
-        p.flags.busy_polls = busy_polls(&spans.spans, &tl);
+        p.flags.busy_polls = busy_polls(&spans, &tl);
         p.flags.unmatched_spans = spans.unmatched.into_iter().collect();
-        for span in spans.spans {
-            p.span_stats
+        let mut span_stats: FastIndexMap<StrId, Histogram> = FastIndexMap::default();
+        for span in &spans.spans {
+            span_stats
                 .entry(span.name)
                 .or_default()
                 .record((span.end - span.start).max(1));
         }
+        p.span_stats = span_stats
+            .into_iter()
+            .map(|(name, h)| (trace.strings.get(name).to_string(), h))
+            .collect();
+        drop(symbolizer);
+        p.frames = frames;
         p
     }
 }
@@ -307,7 +337,12 @@ pub fn keep_worst<T>(v: &mut Vec<T>, key: impl Fn(&T) -> u64) {
     v.truncate(KEEP_WORST);
 }
 
-fn symbolize_long_polls(polls: &mut [LongPollRec], tl: &workers::Timelines, trace: &ParsedTrace) {
+fn symbolize_long_polls(
+    polls: &mut [LongPollRec],
+    tl: &workers::Timelines,
+    trace: &ParsedTrace,
+    symbolizer: &mut Symbolizer<'_>,
+) {
     for lp in polls {
         let Some(polls) = tl.workers.get(&lp.worker).map(|w| &w.polls) else {
             continue;
@@ -315,8 +350,8 @@ fn symbolize_long_polls(polls: &mut [LongPollRec], tl: &workers::Timelines, trac
         let Some(poll) = polls.get(polls.partition_point(|p| p.start < lp.start)) else {
             continue;
         };
-        lp.sched_samples = frames_of(trace, &poll.sched_samples);
-        lp.cpu_samples = frames_of(trace, &poll.cpu_samples);
+        lp.sched_samples = stacks_of(trace, poll.sched_samples(), symbolizer);
+        lp.cpu_samples = stacks_of(trace, poll.cpu_samples(), symbolizer);
     }
 }
 
@@ -325,14 +360,14 @@ fn setup(trace: &ParsedTrace) -> SetupPartial {
     let mut s = SetupPartial {
         symbols: symbols.len() as u64,
         symbols_with_location: symbols.with_location() as u64,
-        wake_events: trace.wake_events,
+        wake_events: trace.wakes.len() as u64,
         tokio_unstable_false: trace.metadata.get("tokio.unstable").is_some_and(|v| v == "false"),
         ..SetupPartial::default()
     };
-    for e in &trace.events {
+    for e in trace.workers.values().flatten() {
         match e.kind {
-            RuntimeKind::PollStart => s.poll_starts += 1,
-            RuntimeKind::Unpark => s.unparks += 1,
+            WorkerEventKind::PollStart { .. } => s.poll_starts += 1,
+            WorkerEventKind::Unpark { .. } => s.unparks += 1,
             _ => {}
         }
     }
@@ -344,8 +379,8 @@ fn setup(trace: &ParsedTrace) -> SetupPartial {
 }
 
 /// Polls that ran more than `MANY_SPANS` spans of their own task.
-fn busy_polls(spans: &[trace::Span], tl: &workers::Timelines) -> Vec<BusyPoll> {
-    let mut polls_by_task: std::collections::HashMap<u64, Vec<(u64, u64, u64)>> = Default::default();
+fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines) -> Vec<BusyPoll> {
+    let mut polls_by_task: FastMap<u64, Vec<(u64, u64, u64)>> = FastMap::default();
     for (&w, wt) in &tl.workers {
         for poll in wt.polls.iter().filter(|p| p.task_id != 0) {
             polls_by_task
@@ -357,13 +392,16 @@ fn busy_polls(spans: &[trace::Span], tl: &workers::Timelines) -> Vec<BusyPoll> {
     for v in polls_by_task.values_mut() {
         v.sort_unstable();
     }
-    let mut counts: std::collections::HashMap<(u64, u64, u64), u64> = Default::default();
-    for span in spans {
-        let Some(polls) = span.task_id.and_then(|t| polls_by_task.get(&t).map(|p| (t, p))) else {
+    let mut counts: FastMap<(u64, u64, u64), u64> = FastMap::default();
+    for span in &spans.spans {
+        let Some(polls) = span
+            .task_id
+            .and_then(|t| polls_by_task.get(&t.get()).map(|p| (t.get(), p)))
+        else {
             continue;
         };
         let mut seen = None;
-        for seg in &span.segments {
+        for seg in spans.segments(span) {
             let i = polls.1.partition_point(|p| p.0 <= seg.0);
             let Some(&(start, end, w)) = i.checked_sub(1).map(|i| &polls.1[i]) else {
                 continue;
@@ -390,6 +428,7 @@ fn busy_polls(spans: &[trace::Span], tl: &workers::Timelines) -> Vec<BusyPoll> {
             })
         })
         .collect();
-    out.sort_by(|a, b| b.spans.cmp(&a.spans).then(a.task_id.cmp(&b.task_id)));
+    // Total over what is shown, so hash-map order never leaks into the output.
+    out.sort_by(|a, b| (b.spans, a.task_id, a.worker, b.dur).cmp(&(a.spans, b.task_id, b.worker, a.dur)));
     out
 }

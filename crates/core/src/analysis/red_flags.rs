@@ -147,9 +147,9 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
     // The reference ranks all off-CPU samples, so idle parking (epoll_wait) tops it;
     // only samples taken inside a poll are a task blocking its worker.
     if let Some(top) = acc.in_poll_groups.top().filter(|g| g.count > 5) {
-        let d = crate::frames::diagnose_stack(&top.frames);
+        let d = crate::frames::diagnose_stack(acc.frames.frames(&top.stack));
         let text = |f: &crate::report::Frame| crate::frames::format_frame(&f.symbol, f.location.as_deref());
-        let leaf = top.frames.first().map_or("(unknown)".into(), text);
+        let leaf = acc.frames.frames(&top.stack).next().map_or("(unknown)".into(), text);
         let from = d
             .trigger
             .map_or(String::new(), |t| format!(", called from {}", text(t)));

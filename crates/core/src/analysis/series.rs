@@ -1,6 +1,6 @@
 //! Process-wide active-task and global-queue series.
 
-use crate::trace::{ParsedTrace, RuntimeKind};
+use crate::trace::ParsedTrace;
 use indexmap::IndexMap;
 
 /// Sums per-runtime values of one flush cycle (same timestamp), sorted by time.
@@ -41,10 +41,5 @@ pub fn global_queue(trace: &ParsedTrace) -> Vec<(u64, u64)> {
     if !trace.runtime_metrics.is_empty() {
         return per_cycle(trace.runtime_metrics.iter().map(|s| (s.ts, s.global_queue)));
     }
-    trace
-        .events
-        .iter()
-        .filter(|e| e.kind == RuntimeKind::QueueSample)
-        .map(|e| (e.ts, e.global_queue))
-        .collect()
+    trace.queue_samples.clone()
 }

@@ -1,7 +1,8 @@
 //! Per-worker timelines (`buildWorkerSpans`): polls, parks and active
 //! periods, then CPU samples attached to the poll they landed in.
 
-use crate::trace::{CpuSample, ParsedTrace, RuntimeEvent, RuntimeKind, SOURCE_OFF_CPU};
+use crate::trace::{CpuSample, ParsedTrace, SOURCE_OFF_CPU, StrId, WorkerEvent, WorkerEventKind};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone)]
@@ -9,11 +10,29 @@ pub struct Poll {
     pub start: u64,
     pub end: u64,
     pub task_id: u64,
-    pub spawn_loc: Option<u32>,
+    pub spawn_loc: Option<StrId>,
     pub scheduling_delay: Option<u64>,
-    /// Indices into `ParsedTrace::samples`.
-    pub sched_samples: Vec<usize>,
-    pub cpu_samples: Vec<usize>,
+    /// Most polls see no sample: the lists live behind one pointer.
+    samples: Option<Box<PollSamples>>,
+}
+
+/// Indices into `ParsedTrace::samples`, in file order.
+#[derive(Debug, Clone, Default)]
+struct PollSamples {
+    sched: Vec<usize>,
+    cpu: Vec<usize>,
+}
+
+impl Poll {
+    /// Off-CPU (scheduler switch) samples taken inside this poll.
+    pub fn sched_samples(&self) -> &[usize] {
+        self.samples.as_ref().map_or(&[], |s| &s.sched)
+    }
+
+    /// On-CPU samples taken inside this poll.
+    pub fn cpu_samples(&self) -> &[usize] {
+        self.samples.as_ref().map_or(&[], |s| &s.cpu)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -37,55 +56,36 @@ pub struct WorkerTimeline {
     pub actives: Vec<Active>,
 }
 
-#[derive(Debug, Clone, Copy)]
-pub struct Wake {
-    pub ts: u64,
-}
-
 #[derive(Debug, Default)]
 pub struct Timelines {
     pub workers: BTreeMap<u64, WorkerTimeline>,
-    /// Woken task → its wakes in time order.
-    pub wakes_by_task: BTreeMap<u64, Vec<Wake>>,
     /// Max local queue depth, never below 1 (as the reference prints it).
     pub max_local_queue: u64,
     /// Per sample: in a poll (Some(spawn loc)), between polls (None) — off-worker samples are `None` too.
-    pub sample_in_poll: Vec<Option<Option<u32>>>,
+    pub sample_in_poll: Vec<Option<Option<StrId>>>,
 }
 
 /// Worker ids: PollStart/PollEnd/Park/Unpark workers, ascending.
 pub fn worker_ids(trace: &ParsedTrace) -> Vec<u64> {
-    let mut ids: Vec<u64> = trace
-        .events
-        .iter()
-        .filter(|e| !matches!(e.kind, RuntimeKind::QueueSample | RuntimeKind::Wake))
-        .map(|e| e.worker)
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
+    trace.workers.keys().copied().collect()
 }
 
-pub fn build(trace: &ParsedTrace, ids: &[u64], max_ts: u64) -> Timelines {
-    let mut per_worker: BTreeMap<u64, Vec<&RuntimeEvent>> = ids.iter().map(|&w| (w, Vec::new())).collect();
+pub fn build(trace: &ParsedTrace, max_ts: u64) -> Timelines {
     let mut t = Timelines {
-        max_local_queue: 1,
+        max_local_queue: trace.max_local_queue.max(1),
         ..Timelines::default()
     };
-    for e in &trace.events {
-        match e.kind {
-            RuntimeKind::Wake => t.wakes_by_task.entry(e.woken_task).or_default().push(Wake { ts: e.ts }),
-            RuntimeKind::QueueSample => {}
-            _ => per_worker.entry(e.worker).or_default().push(e),
-        }
-    }
-    for wakes in t.wakes_by_task.values_mut() {
-        wakes.sort_by_key(|w| w.ts);
-    }
-    for (w, mut events) in per_worker {
-        events.sort_by_key(|e| e.ts);
+    for (&w, events) in &trace.workers {
+        // Stable by time; file order already is, except across thread hand-offs.
+        let events: Cow<[WorkerEvent]> = if events.is_sorted_by_key(|e| e.ts) {
+            Cow::Borrowed(events)
+        } else {
+            let mut sorted = events.clone();
+            sorted.sort_by_key(|e| e.ts);
+            Cow::Owned(sorted)
+        };
         let gaps: Vec<_> = trace.gaps.iter().filter(|g| g.worker == w).collect();
-        let tl = walk_worker(&events, max_ts, &mut t.max_local_queue, |unpark, park| {
+        let tl = walk_worker(&events, max_ts, |unpark, park| {
             gaps.iter().take_while(|g| g.start < park).any(|g| g.end > unpark)
         });
         t.workers.insert(w, tl);
@@ -94,47 +94,44 @@ pub fn build(trace: &ParsedTrace, ids: &[u64], max_ts: u64) -> Timelines {
     t
 }
 
-fn walk_worker(
-    events: &[&RuntimeEvent],
-    max_ts: u64,
-    max_local_queue: &mut u64,
-    crosses_gap: impl Fn(u64, u64) -> bool,
-) -> WorkerTimeline {
-    let mut tl = WorkerTimeline::default();
+fn walk_worker(events: &[WorkerEvent], max_ts: u64, crosses_gap: impl Fn(u64, u64) -> bool) -> WorkerTimeline {
+    let starts = events
+        .iter()
+        .filter(|e| matches!(e.kind, WorkerEventKind::PollStart { .. }))
+        .count();
+    let mut tl = WorkerTimeline {
+        polls: Vec::with_capacity(starts),
+        ..WorkerTimeline::default()
+    };
     let mut open_poll: Option<Poll> = None;
     let mut open_park: Option<u64> = None;
     let mut open_unpark: Option<(u64, u64)> = None;
-    for e in events {
-        if matches!(e.kind, RuntimeKind::PollStart | RuntimeKind::Park | RuntimeKind::Unpark) {
-            *max_local_queue = (*max_local_queue).max(e.local_queue);
+    let close_poll = |open: &mut Option<Poll>, polls: &mut Vec<Poll>, ts: u64| {
+        if let Some(mut p) = open.take() {
+            p.end = ts;
+            polls.push(p);
         }
+    };
+    for e in events {
         match e.kind {
-            RuntimeKind::PollStart => {
-                if let Some(mut p) = open_poll.take() {
-                    p.end = e.ts;
-                    tl.polls.push(p);
-                }
+            WorkerEventKind::PollStart {
+                task_id,
+                spawn_loc,
+                scheduling_delay,
+            } => {
+                close_poll(&mut open_poll, &mut tl.polls, e.ts);
                 open_poll = Some(Poll {
                     start: e.ts,
                     end: e.ts,
-                    task_id: e.task_id,
-                    spawn_loc: e.spawn_loc,
-                    scheduling_delay: e.scheduling_delay,
-                    sched_samples: Vec::new(),
-                    cpu_samples: Vec::new(),
+                    task_id,
+                    spawn_loc,
+                    scheduling_delay,
+                    samples: None,
                 });
             }
-            RuntimeKind::PollEnd => {
-                if let Some(mut p) = open_poll.take() {
-                    p.end = e.ts;
-                    tl.polls.push(p);
-                }
-            }
-            RuntimeKind::Park => {
-                if let Some(mut p) = open_poll.take() {
-                    p.end = e.ts;
-                    tl.polls.push(p);
-                }
+            WorkerEventKind::PollEnd => close_poll(&mut open_poll, &mut tl.polls, e.ts),
+            WorkerEventKind::Park { cpu_time, .. } => {
+                close_poll(&mut open_poll, &mut tl.polls, e.ts);
                 open_park = Some(e.ts);
                 if let Some((start, cpu)) = open_unpark.take()
                     && !crosses_gap(start, e.ts)
@@ -143,7 +140,7 @@ fn walk_worker(
                     let ratio = if wall == 0 {
                         1.0
                     } else {
-                        ((e.cpu_time as f64 - cpu as f64) / wall as f64).min(1.0)
+                        ((cpu_time as f64 - cpu as f64) / wall as f64).min(1.0)
                     };
                     tl.actives.push(Active {
                         start,
@@ -152,18 +149,20 @@ fn walk_worker(
                     });
                 }
             }
-            RuntimeKind::Unpark => {
+            WorkerEventKind::Unpark {
+                cpu_time, sched_wait, ..
+            } => {
+                // The poll's end and the park were lost.
                 open_poll = None;
                 if let Some(start) = open_park.take() {
                     tl.parks.push(Park {
                         start,
                         end: e.ts,
-                        sched_wait: e.sched_wait,
+                        sched_wait,
                     });
                 }
-                open_unpark = Some((e.ts, e.cpu_time));
+                open_unpark = Some((e.ts, cpu_time));
             }
-            RuntimeKind::QueueSample | RuntimeKind::Wake => {}
         }
     }
     if let Some(start) = open_park {
@@ -178,7 +177,7 @@ fn walk_worker(
 
 /// Attaches each sample to the last poll of its worker starting at or before
 /// it, if the sample is inside that poll (both ends inclusive).
-fn attach_samples(samples: &[CpuSample], workers: &mut BTreeMap<u64, WorkerTimeline>) -> Vec<Option<Option<u32>>> {
+fn attach_samples(samples: &[CpuSample], workers: &mut BTreeMap<u64, WorkerTimeline>) -> Vec<Option<Option<StrId>>> {
     samples
         .iter()
         .enumerate()
@@ -189,10 +188,11 @@ fn attach_samples(samples: &[CpuSample], workers: &mut BTreeMap<u64, WorkerTimel
             if s.ts > poll.end {
                 return None;
             }
+            let lists = poll.samples.get_or_insert_default();
             if s.source == SOURCE_OFF_CPU {
-                poll.sched_samples.push(i);
+                lists.sched.push(i);
             } else {
-                poll.cpu_samples.push(i);
+                lists.cpu.push(i);
             }
             Some(poll.spawn_loc)
         })

@@ -130,7 +130,7 @@ pub fn zoom(trace: &ParsedTrace, center_ms: f64, half_ms: f64, hz: Option<f64>) 
     // Float bounds, as the reference compares them; the link shows them rounded.
     let (lo, hi) = (base + (center_ms - half_ms) * 1e6, base + (center_ms + half_ms) * 1e6);
     let ids = workers::worker_ids(trace);
-    let tl = workers::build(trace, &ids, trace.bounds.map_or(0, |b| b.1));
+    let tl = workers::build(trace, trace.bounds.map_or(0, |b| b.1));
     let mut polls: Vec<(u64, &workers::Poll)> = all_polls(&tl)
         .into_iter()
         .filter(|(_, p)| p.start as f64 <= hi && p.end as f64 >= lo)
@@ -158,8 +158,8 @@ pub fn zoom(trace: &ParsedTrace, center_ms: f64, half_ms: f64, hz: Option<f64>) 
                 task_id: p.task_id,
                 spawn_loc: trace.spawn_loc(p.spawn_loc).map(short_loc),
                 long: p.end - p.start > LONG_POLL_NS,
-                on_cpu_samples: p.cpu_samples.len(),
-                off_cpu_samples: p.sched_samples.len(),
+                on_cpu_samples: p.cpu_samples().len(),
+                off_cpu_samples: p.sched_samples().len(),
             })
             .collect(),
     }
@@ -254,16 +254,20 @@ fn longest(trace: &ParsedTrace, polls: &[(u64, &workers::Poll)], lo: f64) -> Opt
         },
     )?;
     // Single-event spans carry no task id: they cannot be placed in a poll.
-    let all = build_spans(&trace.span_events);
+    let all = build_spans(&trace.span_events, &trace.strings);
     let mut spans: IndexMap<&str, usize> = IndexMap::new();
-    for span in all.spans.iter().filter(|s| s.task_id == Some(p.task_id)) {
-        let inside = span
-            .segments
+    for span in all
+        .spans
+        .iter()
+        .filter(|s| s.task_id.is_some_and(|t| t.get() == p.task_id))
+    {
+        let inside = all
+            .segments(span)
             .iter()
             .filter(|seg| seg.0 >= p.start && seg.1 <= p.end)
             .count();
         if inside > 0 {
-            *spans.entry(span.name.as_str()).or_default() += inside;
+            *spans.entry(trace.strings.get(span.name)).or_default() += inside;
         }
     }
     Some(LongestPoll {

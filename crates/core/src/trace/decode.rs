@@ -4,7 +4,9 @@ use super::model::*;
 use crate::report::Frame;
 use dial9_trace_format::decoder::{Decoder, RawEvent};
 use dial9_trace_format::types::FieldValueRef;
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::num::NonZeroU64;
 
 /// Decoding stopped early; everything before `offset` was kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,12 +34,97 @@ pub fn parse_trace(raw: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
     (builder.finish(), failure)
 }
 
+/// What an event means to the analysis, decided once per schema from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    PollStart,
+    PollEnd,
+    Park,
+    Unpark,
+    QueueSample,
+    Wake,
+    TaskSpawn,
+    TaskTerminate,
+    CpuSample,
+    Symbol,
+    SegmentMetadata,
+    ClockSync,
+    RuntimeMetrics,
+    Alloc,
+    Free,
+    MemoryOverflow,
+    SpanEnter,
+    SpanExit,
+    SpanClose,
+    /// Known events no analysis reads.
+    Ignored,
+    /// Anything else: a single-event span if its schema says so.
+    Custom,
+}
+
+impl Kind {
+    fn of(name: &str) -> Kind {
+        match name {
+            "PollStartEvent" => Kind::PollStart,
+            "PollEndEvent" => Kind::PollEnd,
+            "WorkerParkEvent" => Kind::Park,
+            "WorkerUnparkEvent" => Kind::Unpark,
+            "QueueSampleEvent" => Kind::QueueSample,
+            "WakeEventEvent" => Kind::Wake,
+            "TaskSpawnEvent" => Kind::TaskSpawn,
+            "TaskTerminateEvent" => Kind::TaskTerminate,
+            "CpuSampleEvent" => Kind::CpuSample,
+            "SymbolTableEntry" => Kind::Symbol,
+            "SegmentMetadataEvent" => Kind::SegmentMetadata,
+            "ClockSyncEvent" => Kind::ClockSync,
+            "RuntimeMetricsEvent" => Kind::RuntimeMetrics,
+            "AllocEvent" => Kind::Alloc,
+            "FreeEvent" => Kind::Free,
+            "MemoryProfileOverflowEvent" => Kind::MemoryOverflow,
+            "TaskDumpEvent" | "ProcessResourceUsageEvent" => Kind::Ignored,
+            n if n.starts_with("SpanEnter:") || n.starts_with("SpanEnter__") || n == "SpanEnterEvent" => {
+                Kind::SpanEnter
+            }
+            n if n.starts_with("SpanExit:") || n.starts_with("SpanExit__") || n == "SpanExitEvent" => Kind::SpanExit,
+            n if n.starts_with("SpanClose__") || n == "SpanCloseEvent" => Kind::SpanClose,
+            _ => Kind::Custom,
+        }
+    }
+}
+
+/// What is known about the schema behind one wire type id. Type ids are per
+/// sub-stream and get reused, so each event re-checks the name; fields are
+/// always found by name.
+struct Plan {
+    name: Box<str>,
+    kind: Kind,
+    /// Custom events: the single-event span projection, compiled for this
+    /// many annotations (annotation frames may arrive after the schema).
+    projection: Option<(usize, Option<Projection>)>,
+}
+
+/// The plan for this event's type id, made anew when the id now names another schema.
+fn plan<'p>(plans: &'p mut Vec<Option<Plan>>, ev: &RawEvent<'_, '_>) -> &'p mut Plan {
+    let id = ev.type_id.0 as usize;
+    if plans.len() <= id {
+        plans.resize_with(id + 1, || None);
+    }
+    let slot = &mut plans[id];
+    if slot.as_ref().is_none_or(|p| *p.name != *ev.name) {
+        *slot = Some(Plan {
+            name: ev.name.into(),
+            kind: Kind::of(ev.name),
+            projection: None,
+        });
+    }
+    slot.as_mut().expect("just filled")
+}
+
 #[derive(Default)]
 struct Builder {
     trace: ParsedTrace,
-    string_ids: HashMap<String, u32>,
-    /// Per schema name (and annotation count): its single-event span projection.
-    projections: HashMap<(String, usize), Option<Projection>>,
+    plans: Vec<Option<Plan>>,
+    unknown_name: Option<StrId>,
 }
 
 /// Field value lookup by name on one raw event.
@@ -45,7 +132,7 @@ struct Fields<'e, 'a, 'f> {
     ev: &'e RawEvent<'a, 'f>,
 }
 
-impl<'a> Fields<'_, 'a, '_> {
+impl<'a, 'f> Fields<'_, 'a, 'f> {
     fn get(&self, name: &str) -> Option<&FieldValueRef<'a>> {
         let idx = self.ev.schema.fields().iter().position(|f| f.name() == name)?;
         match self.ev.fields.get(idx)? {
@@ -62,8 +149,21 @@ impl<'a> Fields<'_, 'a, '_> {
         self.u64(name).unwrap_or(0)
     }
 
-    fn string(&self, name: &str) -> Option<String> {
-        self.get(name).and_then(|v| as_string(self.ev, v))
+    /// A string field, borrowed from the trace or its string pool.
+    fn str(&self, name: &str) -> Option<Cow<'f, str>>
+    where
+        'a: 'f,
+    {
+        match self.get(name)? {
+            FieldValueRef::String(s) => Some(Cow::Borrowed(s)),
+            FieldValueRef::PooledString(id) => Some(
+                self.ev
+                    .string_pool
+                    .get(*id)
+                    .map_or_else(|| Cow::Owned(format!("<unresolved pool#{id:?}>")), Cow::Borrowed),
+            ),
+            _ => None,
+        }
     }
 
     fn stack(&self, name: &str) -> Vec<u64> {
@@ -87,203 +187,202 @@ fn as_u64(v: &FieldValueRef<'_>) -> Option<u64> {
     }
 }
 
-fn as_string(ev: &RawEvent<'_, '_>, v: &FieldValueRef<'_>) -> Option<String> {
-    match v {
-        FieldValueRef::String(s) => Some((*s).to_string()),
-        FieldValueRef::PooledString(id) => Some(
-            ev.string_pool
-                .get(*id)
-                .map_or_else(|| format!("<unresolved pool#{id:?}>"), str::to_string),
-        ),
-        _ => None,
-    }
-}
-
 impl Builder {
-    fn intern(&mut self, s: String) -> u32 {
-        if let Some(&id) = self.string_ids.get(&s) {
-            return id;
-        }
-        let id = self.trace.strings.len() as u32;
-        self.trace.strings.push(s.clone());
-        self.string_ids.insert(s, id);
-        id
+    fn spawn_loc(&mut self, f: &Fields<'_, '_, '_>) -> Option<StrId> {
+        let loc = f.str("spawn_loc").filter(|s| !s.is_empty())?;
+        Some(self.trace.strings.intern(&loc))
     }
 
-    fn push_runtime(&mut self, e: RuntimeEvent) {
-        self.trace.events.push(e);
+    fn worker_event(&mut self, worker: u64, ts: u64, kind: WorkerEventKind) {
+        self.trace
+            .workers
+            .entry(worker)
+            .or_default()
+            .push(WorkerEvent { ts, kind });
     }
 
     fn event(&mut self, ev: &RawEvent<'_, '_>) {
         let f = Fields { ev };
         let ts = ev.timestamp_ns;
-        match ev.name {
-            "PollStartEvent" => {
-                let mut e = RuntimeEvent::new(RuntimeKind::PollStart, ts);
-                e.worker = f.u64_or0("worker_id");
-                e.local_queue = f.u64_or0("local_queue");
-                e.task_id = f.u64_or0("task_id");
-                e.spawn_loc = f.string("spawn_loc").filter(|s| !s.is_empty()).map(|s| self.intern(s));
-                e.scheduling_delay = f.u64("scheduling_delay_ns");
-                if e.task_id != 0
-                    && let Some(loc) = e.spawn_loc
+        let kind = plan(&mut self.plans, ev).kind;
+        let t = &mut self.trace;
+        if matches!(
+            kind,
+            Kind::PollStart | Kind::PollEnd | Kind::Park | Kind::Unpark | Kind::QueueSample | Kind::Wake
+        ) {
+            t.runtime_events += 1;
+            t.runtime_bounds = Some(t.runtime_bounds.map_or((ts, ts), |(lo, hi)| (lo.min(ts), hi.max(ts))));
+        }
+        match kind {
+            Kind::PollStart => {
+                t.max_local_queue = t.max_local_queue.max(f.u64_or0("local_queue"));
+                let task_id = f.u64_or0("task_id");
+                let spawn_loc = self.spawn_loc(&f);
+                if task_id != 0
+                    && let Some(loc) = spawn_loc
                 {
-                    self.trace.task_spawn_locs.entry(e.task_id).or_insert(Some(loc));
+                    self.trace.task_spawn_locs.entry(task_id).or_insert(Some(loc));
                 }
-                self.push_runtime(e);
+                let kind = WorkerEventKind::PollStart {
+                    task_id,
+                    spawn_loc,
+                    scheduling_delay: f.u64("scheduling_delay_ns"),
+                };
+                self.worker_event(f.u64_or0("worker_id"), ts, kind);
             }
-            "PollEndEvent" => {
-                let mut e = RuntimeEvent::new(RuntimeKind::PollEnd, ts);
-                e.worker = f.u64_or0("worker_id");
-                self.push_runtime(e);
-            }
-            "WorkerParkEvent" | "WorkerUnparkEvent" => {
-                let park = ev.name == "WorkerParkEvent";
-                let mut e = RuntimeEvent::new(if park { RuntimeKind::Park } else { RuntimeKind::Unpark }, ts);
-                e.worker = f.u64_or0("worker_id");
-                e.local_queue = f.u64_or0("local_queue");
-                e.cpu_time = f.u64_or0("cpu_time_ns");
-                if !park {
-                    e.sched_wait = f.u64("sched_wait_ns");
+            Kind::PollEnd => self.worker_event(f.u64_or0("worker_id"), ts, WorkerEventKind::PollEnd),
+            Kind::Park | Kind::Unpark => {
+                let worker = f.u64_or0("worker_id");
+                t.max_local_queue = t.max_local_queue.max(f.u64_or0("local_queue"));
+                let (cpu_time, tid) = (f.u64_or0("cpu_time_ns"), f.u64("tid"));
+                if let Some(tid) = tid {
+                    t.tid_to_worker.insert(tid, worker);
                 }
-                e.tid = f.u64("tid");
-                if let Some(tid) = e.tid {
-                    self.trace.tid_to_worker.insert(tid, e.worker);
-                }
-                self.push_runtime(e);
+                let kind = if kind == Kind::Park {
+                    WorkerEventKind::Park { cpu_time, tid }
+                } else {
+                    let sched_wait = f.u64("sched_wait_ns");
+                    WorkerEventKind::Unpark {
+                        cpu_time,
+                        sched_wait,
+                        tid,
+                    }
+                };
+                self.worker_event(worker, ts, kind);
             }
-            "QueueSampleEvent" => {
-                let mut e = RuntimeEvent::new(RuntimeKind::QueueSample, ts);
-                e.global_queue = f.u64_or0("global_queue");
+            Kind::QueueSample => {
+                t.queue_samples.push((ts, f.u64_or0("global_queue")));
                 if let Some(active) = f.u64("active_tasks") {
-                    self.trace.legacy_active_tasks.push((ts, active));
+                    t.legacy_active_tasks.push((ts, active));
                 }
-                self.push_runtime(e);
             }
-            "WakeEventEvent" => {
-                let mut e = RuntimeEvent::new(RuntimeKind::Wake, ts);
-                e.worker = f.u64_or0("target_worker");
-                e.waker_task = f.u64_or0("waker_task_id");
-                e.woken_task = f.u64_or0("woken_task_id");
-                self.trace.wake_events += 1;
-                self.push_runtime(e);
-            }
-            "TaskSpawnEvent" => {
+            Kind::Wake => t.wakes.push(Wake {
+                ts,
+                task: f.u64_or0("woken_task_id"),
+            }),
+            Kind::TaskSpawn => {
                 let task = f.u64_or0("task_id");
-                let loc = f.string("spawn_loc").filter(|s| !s.is_empty()).map(|s| self.intern(s));
+                let loc = self.spawn_loc(&f);
                 self.trace.task_spawn_locs.insert(task, loc);
                 self.trace.task_spawn_times.insert(task, ts);
             }
-            "TaskTerminateEvent" => {
-                self.trace.task_terminate_times.insert(f.u64_or0("task_id"), ts);
+            Kind::TaskTerminate => {
+                t.task_terminate_times.insert(f.u64_or0("task_id"), ts);
             }
-            "CpuSampleEvent" => {
-                self.trace.samples.push(CpuSample {
-                    ts,
-                    worker: f.u64_or0("worker_id"),
-                    tid: f.u64_or0("tid"),
-                    source: f.u64_or0("source"),
-                    callchain: f.stack("callchain"),
-                });
-            }
-            "SymbolTableEntry" => {
+            Kind::CpuSample => t.samples.push(CpuSample {
+                ts,
+                worker: f.u64_or0("worker_id"),
+                tid: f.u64_or0("tid"),
+                source: f.u64_or0("source"),
+                callchain: f.stack("callchain"),
+            }),
+            Kind::Symbol => {
                 let addr = f.u64_or0("addr");
-                let symbol = f.string("symbol_name").unwrap_or_default();
-                let file = f.string("source_file").filter(|s| !s.is_empty());
+                let symbol = f.str("symbol_name").map(Cow::into_owned).unwrap_or_default();
+                let file = f.str("source_file").filter(|s| !s.is_empty());
                 let line = f.u64("source_line").filter(|&l| l > 0);
                 let location = file.map(|file| match line {
                     Some(line) => format!("{file}:{line}"),
-                    None => file,
+                    None => file.into_owned(),
                 });
                 let depth = f.u64_or0("inline_depth") as usize;
                 // Depths beyond any real inlining are corrupt data; don't let them allocate.
                 if depth < 1024 {
-                    self.trace.symbols.insert(addr, depth, Frame { symbol, location });
+                    t.symbols.insert(addr, depth, Frame { symbol, location });
                 }
             }
-            "SegmentMetadataEvent" => {
+            Kind::SegmentMetadata => {
                 if let Some(FieldValueRef::StringMap(map)) = f.get("entries") {
                     for (k, v) in map.iter() {
                         if k == "segment.complete" {
-                            self.trace.sealed = true;
-                            self.trace.incomplete |= v == "false";
+                            t.sealed = true;
+                            t.incomplete |= v == "false";
                         }
-                        self.trace.metadata.insert(k.to_string(), v.to_string());
+                        t.metadata.insert(k.to_string(), v.to_string());
                     }
                 }
             }
-            "ClockSyncEvent" => {
+            Kind::ClockSync => {
                 let realtime = f.u64_or0("realtime_ns");
                 if realtime > 0 {
-                    self.trace.clock_anchors.push((ts, realtime as i64));
+                    t.clock_anchors.push((ts, realtime as i64));
                 }
             }
-            "RuntimeMetricsEvent" => self.trace.runtime_metrics.push(RuntimeMetrics {
+            Kind::RuntimeMetrics => t.runtime_metrics.push(RuntimeMetrics {
                 ts,
                 global_queue: f.u64_or0("global_queue_depth"),
                 alive_tasks: f.u64("alive_tasks"),
             }),
-            "AllocEvent" => self.trace.allocs.push(Alloc {
+            Kind::Alloc => t.allocs.push(Alloc {
                 ts,
                 tid: f.u64_or0("tid"),
                 size: f.u64_or0("size"),
                 addr: f.u64_or0("addr"),
                 callchain: f.stack("callchain"),
             }),
-            "FreeEvent" => self.trace.frees.push(Free {
+            Kind::Free => t.frees.push(Free {
                 addr: f.u64_or0("addr"),
                 alloc_ts: f.u64_or0("alloc_timestamp_ns"),
             }),
-            "MemoryProfileOverflowEvent" => {
-                self.trace.dropped_allocs += f.u64_or0("dropped_allocs");
-                self.trace.dropped_frees += f.u64_or0("dropped_frees");
+            Kind::MemoryOverflow => {
+                t.dropped_allocs += f.u64_or0("dropped_allocs");
+                t.dropped_frees += f.u64_or0("dropped_frees");
             }
-            "TaskDumpEvent" | "ProcessResourceUsageEvent" => {}
-            name => self.custom(name, &f, ts),
+            Kind::SpanEnter => {
+                let name = match f.str("span_name").filter(|n| !n.is_empty()) {
+                    Some(n) => t.strings.intern(&n),
+                    None => *self.unknown_name.get_or_insert_with(|| t.strings.intern("unknown")),
+                };
+                let event = SpanEvent::Enter {
+                    span_id: f.u64_or0("span_id"),
+                    name,
+                    task_id: f.u64("dial9.tokio.task_id").and_then(NonZeroU64::new),
+                };
+                self.trace.span_events.push(TimedSpanEvent { ts, event });
+            }
+            Kind::SpanExit => t.span_events.push(TimedSpanEvent {
+                ts,
+                event: SpanEvent::Exit {
+                    span_id: f.u64_or0("span_id"),
+                },
+            }),
+            Kind::SpanClose => t.span_events.push(TimedSpanEvent {
+                ts,
+                event: SpanEvent::Close {
+                    span_id: f.u64_or0("span_id"),
+                },
+            }),
+            Kind::Ignored => {}
+            Kind::Custom => self.single_event_span(&f, ts),
         }
     }
 
-    fn custom(&mut self, name: &str, f: &Fields<'_, '_, '_>, ts: u64) {
-        let event = if name.starts_with("SpanEnter:") || name.starts_with("SpanEnter__") || name == "SpanEnterEvent" {
-            SpanEvent::Enter {
-                span_id: f.u64_or0("span_id"),
-                name: f.string("span_name"),
-                task_id: f.u64("dial9.tokio.task_id").filter(|&t| t != 0),
-            }
-        } else if name.starts_with("SpanExit:") || name.starts_with("SpanExit__") || name == "SpanExitEvent" {
-            SpanEvent::Exit {
-                span_id: f.u64_or0("span_id"),
-                name: f.string("span_name"),
-            }
-        } else if name.starts_with("SpanClose__") || name == "SpanCloseEvent" {
-            SpanEvent::Close {
-                span_id: f.u64_or0("span_id"),
-            }
-        } else {
-            let key = (name.to_string(), f.ev.schema.annotations().len());
-            let projection = self
-                .projections
-                .entry(key)
-                .or_insert_with(|| Projection::compile(f.ev))
-                .clone();
-            match projection.and_then(|p| p.project(f)) {
-                Some((name, start, end)) => SpanEvent::Single { name, start, end },
-                None => return,
-            }
+    fn single_event_span(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
+        let annotations = f.ev.schema.annotations().len();
+        let plan = plan(&mut self.plans, f.ev);
+        if plan.projection.as_ref().is_none_or(|(n, _)| *n != annotations) {
+            plan.projection = Some((annotations, Projection::compile(f.ev)));
+        }
+        let Some((_, Some(projection))) = &plan.projection else {
+            return;
         };
+        let Some((name, start, end)) = projection.project(f, &mut self.trace.strings) else {
+            return;
+        };
+        let event = SpanEvent::Single { name, start, end };
         self.trace.span_events.push(TimedSpanEvent { ts, event });
     }
 
     fn finish(mut self) -> ParsedTrace {
         let t = &mut self.trace;
         t.clock_anchors.sort_by_key(|a| a.0);
-        t.runtime_bounds = bounds(t.events.iter().map(|e| e.ts));
         let single = t.span_events.iter().filter_map(|e| match e.event {
             SpanEvent::Single { start, end, .. } => Some([start, end]),
             _ => None,
         });
-        t.bounds = bounds(t.events.iter().map(|e| e.ts).chain(single.flatten()));
-        t.gaps = thread_gaps(&t.events);
+        let runtime = t.runtime_bounds.into_iter().flat_map(|(lo, hi)| [lo, hi]);
+        t.bounds = bounds(runtime.chain(single.flatten()));
+        t.gaps = thread_gaps(&t.workers);
         attribute_samples(t);
         self.trace
     }
@@ -297,35 +396,27 @@ fn bounds(it: impl Iterator<Item = u64>) -> Option<(u64, u64)> {
 }
 
 /// Park/Unpark tid switches per worker (block_in_place hand-offs).
-fn thread_gaps(events: &[RuntimeEvent]) -> Vec<ThreadGap> {
-    #[derive(Default)]
-    struct State {
-        bound: Option<u64>,
-        last_tid: Option<u64>,
-        last_ts: u64,
-    }
-    let mut state: HashMap<u64, State> = HashMap::new();
+fn thread_gaps(workers: &BTreeMap<u64, Vec<WorkerEvent>>) -> Vec<ThreadGap> {
     let mut gaps = Vec::new();
-    for e in events {
-        let (RuntimeKind::Park | RuntimeKind::Unpark) = e.kind else {
-            continue;
-        };
-        let Some(tid) = e.tid else { continue };
-        let s = state.entry(e.worker).or_default();
-        if let Some(expected) = s.bound.or(s.last_tid)
-            && expected != tid
-        {
-            gaps.push(ThreadGap {
-                worker: e.worker,
-                from_tid: expected,
-                to_tid: tid,
-                start: s.last_ts,
-                end: e.ts,
-            });
+    for (&worker, events) in workers {
+        let mut bound: Option<u64> = None;
+        let mut last: Option<(u64, u64)> = None;
+        for e in events {
+            let Some(tid) = e.kind.tid() else { continue };
+            if let Some((last_tid, last_ts)) = last
+                && bound.unwrap_or(last_tid) != tid
+            {
+                gaps.push(ThreadGap {
+                    worker,
+                    from_tid: bound.unwrap_or(last_tid),
+                    to_tid: tid,
+                    start: last_ts,
+                    end: e.ts,
+                });
+            }
+            last = Some((tid, e.ts));
+            bound = matches!(e.kind, WorkerEventKind::Unpark { .. }).then_some(tid);
         }
-        s.last_tid = Some(tid);
-        s.bound = (e.kind == RuntimeKind::Unpark).then_some(tid);
-        s.last_ts = e.ts;
     }
     gaps.sort_by_key(|g| g.start);
     gaps
@@ -397,7 +488,7 @@ impl Projection {
         (p.start.is_some() || p.duration.is_some()).then_some(p)
     }
 
-    fn project(&self, f: &Fields<'_, '_, '_>) -> Option<(String, u64, u64)> {
+    fn project(&self, f: &Fields<'_, '_, '_>, strings: &mut Strings) -> Option<(StrId, u64, u64)> {
         let value = |(name, unit): &(String, u64)| f.u64(name).map(|v| v.saturating_mul(*unit));
         let end = f.ev.timestamp_ns;
         let (start, end) = match (self.start.as_ref().map(value), self.duration.as_ref().map(value)) {
@@ -409,9 +500,9 @@ impl Projection {
         let name = self
             .name_field
             .as_ref()
-            .and_then(|n| f.string(n))
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| self.schema_name.clone());
+            .and_then(|n| f.str(n))
+            .filter(|n| !n.trim().is_empty());
+        let name = strings.intern(name.as_deref().unwrap_or(&self.schema_name));
         Some((name, start, end))
     }
 }

@@ -1,60 +1,98 @@
 //! The typed event model of one trace file.
 
 use super::SymbolTable;
-use std::collections::HashMap;
-
+use crate::hashing::{FastIndexMap, FastMap};
 use indexmap::IndexMap;
+use std::collections::BTreeMap;
+use std::num::{NonZeroU32, NonZeroU64};
 
 /// Worker id the recorder uses for "not a worker / unknown".
 pub const UNKNOWN_WORKER: u64 = 255;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuntimeKind {
-    PollStart,
-    PollEnd,
-    Park,
-    Unpark,
-    QueueSample,
-    Wake,
+/// An interned string of one trace (spawn locations, span names). Non-zero so
+/// that `Option<StrId>` stays 4 bytes in the per-event records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StrId(NonZeroU32);
+
+/// The distinct strings of one trace, each stored once.
+#[derive(Debug, Clone, Default)]
+pub struct Strings {
+    list: Vec<Box<str>>,
+    ids: FastMap<Box<str>, StrId>,
 }
 
-/// One Tokio runtime event. Fields that a kind does not carry are zero/None.
-#[derive(Debug, Clone)]
-pub struct RuntimeEvent {
-    pub kind: RuntimeKind,
+impl Strings {
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = StrId(NonZeroU32::MIN.saturating_add(self.list.len() as u32));
+        self.list.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+
+    pub fn get(&self, id: StrId) -> &str {
+        &self.list[Self::index(id)]
+    }
+
+    /// How many distinct strings (ids are `0..len`, in first-intern order).
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    fn index(id: StrId) -> usize {
+        id.0.get() as usize - 1
+    }
+}
+
+/// One event of a worker's own timeline (the other runtime events, wakes and
+/// queue samples, are kept apart: the timeline walk never needs them).
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerEvent {
     pub ts: u64,
-    pub worker: u64,
-    pub local_queue: u64,
-    pub cpu_time: u64,
-    pub sched_wait: Option<u64>,
-    pub task_id: u64,
-    /// Index into `ParsedTrace::strings`.
-    pub spawn_loc: Option<u32>,
-    pub scheduling_delay: Option<u64>,
-    pub tid: Option<u64>,
-    pub waker_task: u64,
-    pub woken_task: u64,
-    pub global_queue: u64,
+    pub kind: WorkerEventKind,
 }
 
-impl RuntimeEvent {
-    pub fn new(kind: RuntimeKind, ts: u64) -> Self {
-        Self {
-            kind,
-            ts,
-            worker: 0,
-            local_queue: 0,
-            cpu_time: 0,
-            sched_wait: None,
-            task_id: 0,
-            spawn_loc: None,
-            scheduling_delay: None,
-            tid: None,
-            waker_task: 0,
-            woken_task: 0,
-            global_queue: 0,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerEventKind {
+    PollStart {
+        task_id: u64,
+        spawn_loc: Option<StrId>,
+        /// The recorder's own wake → poll delay, when it measured one.
+        scheduling_delay: Option<u64>,
+    },
+    PollEnd,
+    Park {
+        cpu_time: u64,
+        tid: Option<u64>,
+    },
+    Unpark {
+        cpu_time: u64,
+        sched_wait: Option<u64>,
+        tid: Option<u64>,
+    },
+}
+
+impl WorkerEventKind {
+    /// The OS thread of a Park/Unpark (absent on old traces and other kinds).
+    pub fn tid(&self) -> Option<u64> {
+        match *self {
+            WorkerEventKind::Park { tid, .. } | WorkerEventKind::Unpark { tid, .. } => tid,
+            _ => None,
         }
     }
+}
+
+/// A wake of `task` (file order; the waker is not used by any analysis).
+#[derive(Debug, Clone, Copy)]
+pub struct Wake {
+    pub ts: u64,
+    pub task: u64,
 }
 
 /// `source` of a CPU sample: 0 = periodic on-CPU profile, 1 = scheduler switch (off-CPU).
@@ -95,29 +133,30 @@ pub struct RuntimeMetrics {
 }
 
 /// A span-related custom event, in file order (spans are built later).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub enum SpanEvent {
     Enter {
         span_id: u64,
-        name: Option<String>,
-        task_id: Option<u64>,
+        /// `span_name`, or `unknown` when absent or empty.
+        name: StrId,
+        /// `dial9.tokio.task_id` (0 means none).
+        task_id: Option<NonZeroU64>,
     },
     Exit {
         span_id: u64,
-        name: Option<String>,
     },
     Close {
         span_id: u64,
     },
     /// A complete span from one event (schema annotated with `dial9.role`).
     Single {
-        name: String,
+        name: StrId,
         start: u64,
         end: u64,
     },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct TimedSpanEvent {
     pub ts: u64,
     pub event: SpanEvent,
@@ -137,16 +176,24 @@ pub struct ThreadGap {
 /// Everything the analysis needs from one trace file.
 #[derive(Debug, Default)]
 pub struct ParsedTrace {
-    pub events: Vec<RuntimeEvent>,
-    /// Interned spawn-location strings.
-    pub strings: Vec<String>,
+    /// Each worker's PollStart/PollEnd/Park/Unpark events, in file order;
+    /// the keys are the trace's worker ids.
+    pub workers: BTreeMap<u64, Vec<WorkerEvent>>,
+    pub wakes: Vec<Wake>,
+    /// QueueSample (time, global queue depth), file order.
+    pub queue_samples: Vec<(u64, u64)>,
+    /// Runtime events of all six kinds (polls, parks, wakes, queue samples).
+    pub runtime_events: u64,
+    /// Max local queue depth over PollStart/Park/Unpark (0 when none).
+    pub max_local_queue: u64,
+    pub strings: Strings,
     pub samples: Vec<CpuSample>,
     pub symbols: SymbolTable,
     /// task → spawn location (insertion ordered, as the reference's Map).
-    pub task_spawn_locs: IndexMap<u64, Option<u32>>,
-    pub task_spawn_times: IndexMap<u64, u64>,
-    pub task_terminate_times: IndexMap<u64, u64>,
-    pub tid_to_worker: HashMap<u64, u64>,
+    pub task_spawn_locs: FastIndexMap<u64, Option<StrId>>,
+    pub task_spawn_times: FastIndexMap<u64, u64>,
+    pub task_terminate_times: FastIndexMap<u64, u64>,
+    pub tid_to_worker: FastMap<u64, u64>,
     pub gaps: Vec<ThreadGap>,
     pub metadata: IndexMap<String, String>,
     pub sealed: bool,
@@ -161,14 +208,13 @@ pub struct ParsedTrace {
     pub dropped_allocs: u64,
     pub dropped_frees: u64,
     pub span_events: Vec<TimedSpanEvent>,
-    pub wake_events: u64,
     /// Bounds over runtime events only / widened by single-event spans.
     pub runtime_bounds: Option<(u64, u64)>,
     pub bounds: Option<(u64, u64)>,
 }
 
 impl ParsedTrace {
-    pub fn spawn_loc(&self, id: Option<u32>) -> Option<&str> {
-        id.map(|i| self.strings[i as usize].as_str())
+    pub fn spawn_loc(&self, id: Option<StrId>) -> Option<&str> {
+        id.map(|i| self.strings.get(i))
     }
 }

@@ -1,20 +1,22 @@
 //! Span reconstruction from enter/exit/close events and single-event spans,
 //! as the reference's `buildSpanData` does it for the report.
 
-use super::model::{SpanEvent, TimedSpanEvent};
+use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
+use crate::hashing::{FastIndexMap, FastMap};
 use indexmap::IndexMap;
-use std::collections::HashMap;
+use std::num::NonZeroU64;
+use std::ops::Range;
 
 /// A finished span: first enter → last exit (idle gaps included).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {
-    pub name: String,
+    pub name: StrId,
     pub start: u64,
     pub end: u64,
     /// The Tokio task that entered it, when the recorder knew.
-    pub task_id: Option<u64>,
-    /// Enter → exit pairs, by start (empty for single-event spans).
-    pub segments: Vec<(u64, u64)>,
+    pub task_id: Option<NonZeroU64>,
+    /// Its enter → exit pairs in `Spans::segments` (none for single-event spans).
+    segments: Range<u32>,
 }
 
 /// All spans of a trace plus the enters that never saw an exit.
@@ -24,90 +26,91 @@ pub struct Spans {
     pub spans: Vec<Span>,
     /// Span name → open enters left at the end of the trace.
     pub unmatched: IndexMap<String, u64>,
-}
-
-struct Record {
-    name: String,
-    task_id: Option<u64>,
+    /// Every span's segments, back to back (most spans have one: no list each).
     segments: Vec<(u64, u64)>,
 }
 
-impl Record {
-    fn new(name: &Option<String>, task_id: Option<u64>) -> Record {
-        let name = name
-            .clone()
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| "unknown".into());
-        Record {
-            name,
-            task_id,
-            segments: Vec::new(),
+impl Spans {
+    /// A span's enter → exit pairs, by start.
+    pub fn segments(&self, span: &Span) -> &[(u64, u64)] {
+        &self.segments[span.segments.start as usize..span.segments.end as usize]
+    }
+
+    fn finalize(&mut self, mut rec: Record) {
+        rec.segments.sort_by_key(|s| s.0);
+        if let (Some(first), Some(last)) = (rec.segments.first(), rec.segments.last()) {
+            let from = self.segments.len() as u32;
+            let span = Span {
+                name: rec.name,
+                start: first.0,
+                end: last.1,
+                task_id: rec.task_id,
+                segments: from..from + rec.segments.len() as u32,
+            };
+            self.segments.extend_from_slice(&rec.segments);
+            self.spans.push(span);
         }
     }
 }
 
-fn finalize(mut rec: Record, done: &mut Vec<Span>) {
-    rec.segments.sort_by_key(|s| s.0);
-    if let (Some(first), Some(last)) = (rec.segments.first(), rec.segments.last()) {
-        let (start, end) = (first.0, last.1);
-        done.push(Span {
-            name: rec.name,
-            start,
-            end,
-            task_id: rec.task_id,
-            segments: rec.segments,
-        });
-    }
+/// A span that is still open (entered at least once, not closed).
+struct Record {
+    name: StrId,
+    task_id: Option<NonZeroU64>,
+    segments: Vec<(u64, u64)>,
 }
 
-pub fn build_spans(events: &[TimedSpanEvent]) -> Spans {
-    let mut order: Vec<&TimedSpanEvent> = events.iter().collect();
-    order.sort_by_key(|e| e.ts);
-    let mut open: HashMap<u64, u64> = HashMap::new();
-    let mut records: IndexMap<u64, Record> = IndexMap::new();
-    let mut done: Vec<Span> = Vec::new();
-    for e in order {
-        match &e.event {
-            SpanEvent::Single { name, start, end } => done.push(Span {
-                name: name.clone(),
-                start: *start,
-                end: *end,
+pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
+    // Stable by time; sorting positions keeps the events themselves in place.
+    let mut order: Vec<u32> = (0..events.len() as u32).collect();
+    order.sort_by_key(|&i| events[i as usize].ts);
+    // An open enter always has its record: only an enter opens, only a close drops both.
+    let mut open: FastMap<u64, u64> = FastMap::default();
+    let mut records: FastIndexMap<u64, Record> = FastIndexMap::default();
+    let mut out = Spans::default();
+    for e in order.into_iter().map(|i| &events[i as usize]) {
+        match e.event {
+            SpanEvent::Single { name, start, end } => out.spans.push(Span {
+                name,
+                start,
+                end,
                 task_id: None,
-                segments: Vec::new(),
+                segments: 0..0,
             }),
             SpanEvent::Enter { span_id, name, task_id } => {
-                if open.contains_key(span_id) {
+                if open.contains_key(&span_id) {
                     continue;
                 }
-                open.insert(*span_id, e.ts);
-                records.entry(*span_id).or_insert_with(|| Record::new(name, *task_id));
+                open.insert(span_id, e.ts);
+                records.entry(span_id).or_insert_with(|| Record {
+                    name,
+                    task_id,
+                    segments: Vec::new(),
+                });
             }
-            SpanEvent::Exit { span_id, name } => {
-                if let Some(enter) = open.remove(span_id) {
-                    records
-                        .entry(*span_id)
-                        .or_insert_with(|| Record::new(name, None))
-                        .segments
-                        .push((enter, e.ts));
+            SpanEvent::Exit { span_id } => {
+                if let Some(enter) = open.remove(&span_id)
+                    && let Some(rec) = records.get_mut(&span_id)
+                {
+                    rec.segments.push((enter, e.ts));
                 }
             }
             SpanEvent::Close { span_id } => {
-                open.remove(span_id);
-                if let Some(rec) = records.shift_remove(span_id) {
-                    finalize(rec, &mut done);
+                open.remove(&span_id);
+                if let Some(rec) = records.shift_remove(&span_id) {
+                    out.finalize(rec);
                 }
             }
         }
     }
-    let mut unmatched: IndexMap<String, u64> = IndexMap::new();
     for id in open.keys() {
-        let name = records.get(id).map_or("unknown", |r| r.name.as_str());
-        *unmatched.entry(name.to_string()).or_default() += 1;
+        let name = records.get(id).map_or("unknown", |r| strings.get(r.name));
+        *out.unmatched.entry(name.to_string()).or_default() += 1;
     }
-    unmatched.sort_keys();
+    out.unmatched.sort_keys();
     for (_, rec) in records {
-        finalize(rec, &mut done);
+        out.finalize(rec);
     }
-    done.sort_by_key(|s| s.start);
-    Spans { spans: done, unmatched }
+    out.spans.sort_by_key(|s| s.start);
+    out
 }

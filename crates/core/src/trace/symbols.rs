@@ -80,18 +80,24 @@ impl SymbolTable {
         }
     }
 
+    /// The frames one address expands to, deepest inline frame first; an
+    /// address the table does not know is its hex key.
+    pub fn for_each_frame(&self, addr: u64, mut f: impl FnMut(&Frame)) {
+        match self.entries.get(&addr) {
+            None => f(&Frame {
+                symbol: hex_key(addr),
+                location: None,
+            }),
+            Some(SymbolEntry::Single(frame)) => f(frame),
+            Some(SymbolEntry::Inline(slots)) => slots.iter().rev().flatten().for_each(f),
+        }
+    }
+
     /// Leaf-first frames of a leaf-first call chain.
     pub fn symbolize(&self, chain: &[u64]) -> Vec<Frame> {
         let mut out = Vec::with_capacity(chain.len());
         for &addr in chain {
-            match self.entries.get(&addr) {
-                None => out.push(Frame {
-                    symbol: hex_key(addr),
-                    location: None,
-                }),
-                Some(SymbolEntry::Single(f)) => out.push(f.clone()),
-                Some(SymbolEntry::Inline(slots)) => out.extend(slots.iter().rev().flatten().cloned()),
-            }
+            self.for_each_frame(addr, |f| out.push(f.clone()));
         }
         out
     }

@@ -1,0 +1,200 @@
+//! Symbolized stacks, dictionary-encoded: a partial stores each distinct
+//! frame once in its `FrameTable` and every stack as a list of `FrameId`s, so
+//! partials stay small in memory and on the wire to the page. Merging maps
+//! one table's ids into another's; frames become values again only in the
+//! report.
+
+use crate::hashing::{FastIndexMap, FastMap};
+use crate::report::{Frame, StackGroup};
+use crate::trace::SymbolTable;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A frame of the `FrameTable` it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FrameId(u32);
+
+/// Distinct frames by id. Stacks group by their symbols alone (the
+/// reference's key), so each frame also knows its symbol's class: the id of
+/// the first frame that had that symbol.
+#[derive(Debug, Clone, Default)]
+pub struct FrameTable {
+    frames: Vec<Frame>,
+    ids: FastMap<Frame, FrameId>,
+    symbol_class: Vec<u32>,
+    classes: FastMap<String, u32>,
+}
+
+impl FrameTable {
+    pub fn intern(&mut self, frame: &Frame) -> FrameId {
+        if let Some(&id) = self.ids.get(frame) {
+            return id;
+        }
+        let id = FrameId(self.frames.len() as u32);
+        let class = *self.classes.entry(frame.symbol.clone()).or_insert(id.0);
+        self.frames.push(frame.clone());
+        self.symbol_class.push(class);
+        self.ids.insert(frame.clone(), id);
+        id
+    }
+
+    pub fn get(&self, id: FrameId) -> &Frame {
+        &self.frames[id.0 as usize]
+    }
+
+    pub fn frames<'a>(&'a self, stack: &'a [FrameId]) -> impl Iterator<Item = &'a Frame> + 'a {
+        stack.iter().map(|&id| self.get(id))
+    }
+
+    pub fn resolve(&self, stack: &[FrameId]) -> Vec<Frame> {
+        self.frames(stack).cloned().collect()
+    }
+
+    /// The grouping key of a stack: its symbols, as classes.
+    fn key(&self, stack: &[FrameId]) -> Vec<u32> {
+        stack.iter().map(|id| self.symbol_class[id.0 as usize]).collect()
+    }
+
+    /// Interns every frame of `other`; the result maps `other`'s ids to ours.
+    pub fn absorb(&mut self, other: &FrameTable) -> Remap {
+        Remap(other.frames.iter().map(|f| self.intern(f)).collect())
+    }
+}
+
+/// Ids of one `FrameTable` translated into another's.
+pub struct Remap(Vec<FrameId>);
+
+impl Remap {
+    pub fn stack(&self, stack: &[FrameId]) -> Vec<FrameId> {
+        stack.iter().map(|id| self.0[id.0 as usize]).collect()
+    }
+}
+
+/// On the wire a table is just its frames; the indexes are rebuilt.
+impl Serialize for FrameTable {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.frames.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for FrameTable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let frames = Vec::<Frame>::deserialize(d)?;
+        let mut table = FrameTable::default();
+        for f in &frames {
+            if table.intern(f).0 as usize != table.frames.len() - 1 {
+                return Err(serde::de::Error::custom("frame table lists a frame twice"));
+            }
+        }
+        Ok(table)
+    }
+}
+
+/// Call chains → stacks of one trace, each address symbolized once.
+pub struct Symbolizer<'a> {
+    symbols: &'a SymbolTable,
+    table: &'a mut FrameTable,
+    by_addr: FastMap<u64, Vec<FrameId>>,
+}
+
+impl<'a> Symbolizer<'a> {
+    pub fn new(symbols: &'a SymbolTable, table: &'a mut FrameTable) -> Self {
+        Self {
+            symbols,
+            table,
+            by_addr: FastMap::default(),
+        }
+    }
+
+    /// The leaf-first stack of a leaf-first call chain (inline frames expanded).
+    pub fn stack(&mut self, chain: &[u64]) -> Vec<FrameId> {
+        let mut out = Vec::with_capacity(chain.len());
+        for &addr in chain {
+            let ids = self.by_addr.entry(addr).or_insert_with(|| {
+                let mut ids = Vec::new();
+                self.symbols.for_each_frame(addr, |f| ids.push(self.table.intern(f)));
+                ids
+            });
+            out.extend_from_slice(ids);
+        }
+        out
+    }
+}
+
+/// Samples that share a stack, as a partial carries them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Group {
+    pub count: u64,
+    pub stack: Vec<FrameId>,
+}
+
+/// Groups by symbols (`deduplicateSamples`), in first-occurrence order: the
+/// first stack seen keeps its frames, counts add.
+#[derive(Debug, Clone, Default)]
+pub struct GroupIndex(FastIndexMap<Vec<u32>, Group>);
+
+impl GroupIndex {
+    pub fn add(&mut self, table: &FrameTable, group: Group) {
+        match self.0.entry(table.key(&group.stack)) {
+            indexmap::map::Entry::Occupied(mut e) => e.get_mut().count += group.count,
+            indexmap::map::Entry::Vacant(e) => {
+                e.insert(group);
+            }
+        }
+    }
+
+    /// Another partial's groups, sorted by count first as the reference merges them.
+    pub fn merge(&mut self, table: &FrameTable, remap: &Remap, mut groups: Vec<Group>) {
+        groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+        self.0.reserve(groups.len());
+        for g in groups {
+            let stack = remap.stack(&g.stack);
+            self.add(table, Group { count: g.count, stack });
+        }
+    }
+
+    /// The first group of `into_sorted()`, without sorting: the first group with the highest count.
+    pub fn top(&self) -> Option<&Group> {
+        self.0
+            .values()
+            .reduce(|best, g| if g.count > best.count { g } else { best })
+    }
+
+    /// In first-occurrence order.
+    pub fn into_groups(self) -> Vec<Group> {
+        self.0.into_values().collect()
+    }
+
+    /// Stably sorted by count, descending.
+    pub fn into_sorted(self) -> Vec<Group> {
+        let mut v = self.into_groups();
+        v.sort_by_key(|g| std::cmp::Reverse(g.count));
+        v
+    }
+}
+
+/// Groups the samples of some call chains. Most samples repeat a raw chain:
+/// distinct chains are counted first (first-seen order) so each is symbolized
+/// once; grouping them in that order gives the same groups, order and kept
+/// frames as adding every sample.
+pub fn group_chains<'c>(chains: impl Iterator<Item = &'c [u64]>, symbolizer: &mut Symbolizer<'_>) -> Vec<Group> {
+    let mut distinct: FastIndexMap<&[u64], u64> = FastIndexMap::default();
+    for chain in chains {
+        *distinct.entry(chain).or_default() += 1;
+    }
+    let mut groups = GroupIndex::default();
+    for (chain, count) in distinct {
+        let stack = symbolizer.stack(chain);
+        groups.add(symbolizer.table, Group { count, stack });
+    }
+    groups.into_groups()
+}
+
+impl Group {
+    pub fn to_report(&self, table: &FrameTable) -> StackGroup {
+        StackGroup {
+            count: self.count,
+            frames: table.resolve(&self.stack),
+        }
+    }
+}
