@@ -6,7 +6,7 @@
 //! beyond [`CAP_BYTES`]. Objects without an ETag are never cached (a changed
 //! object could not be told apart). The cache URL holds no credentials.
 
-use crate::url_state::encode;
+use d9lens_core::s3::encode::uri_encode;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -32,8 +32,8 @@ pub fn entry_url(key: &str, etag: &str) -> String {
     format!(
         "{}/__d9lens-cache/{}?etag={}",
         crate::s3::fetch::origin(),
-        encode(key),
-        encode(etag)
+        uri_encode(key, false),
+        uri_encode(etag, false)
     )
 }
 

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod cache;
+pub mod clock;
 pub mod discovery;
 pub mod drop_zone;
 pub mod errors;

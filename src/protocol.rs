@@ -1,14 +1,17 @@
-//! The messages between the page and its analysis workers.
+//! The messages between the page and its workers: the analysis pool, and the
+//! catalog worker that holds a bucket's listing.
 //!
-//! Main → worker: [`ToWorker::Analyze`]. Its small fields travel as one JSON
-//! string (`header`); the trace bytes travel beside it as an `ArrayBuffer`
-//! that the page *transfers* (no copy, the page loses access to it).
+//! Main → worker: [`ToWorker`]. Its small fields travel as one JSON string
+//! (`header`); bytes (a trace, a listing page) travel beside it as an
+//! `ArrayBuffer` that the page *transfers* (no copy, the page loses access to it).
 //!
 //! Worker → main: [`FromWorker`], one JSON string per message. A worker posts
 //! `Ready` first: anything the page posts before the worker's wasm has loaded
 //! would be lost, so the pool only hands work to workers that said `Ready`.
 
 use d9lens_core::analysis::{FileOutcome, Options};
+use d9lens_core::s3::catalog::{CatalogSummary, Selection};
+use d9lens_core::s3::spec::SelectionSpec;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -40,6 +43,73 @@ pub enum ToWorker {
         url: String,
         etag: Option<String>,
         options: Options,
+    },
+    /// A request to the catalog worker, answered by [`FromWorker::Catalog`] with the same `id`.
+    #[serde(rename_all = "camelCase")]
+    Catalog { id: u32, request: CatalogRequest },
+}
+
+impl ToWorker {
+    /// The bytes that travel beside the JSON header, if this request has any.
+    fn bytes_mut(&mut self) -> Option<&mut Vec<u8>> {
+        match self {
+            ToWorker::Analyze { bytes, .. }
+            | ToWorker::Catalog {
+                request: CatalogRequest::AddPage { bytes },
+                ..
+            } => Some(bytes),
+            _ => None,
+        }
+    }
+}
+
+/// What the catalog worker is asked: it keeps one bucket catalog, fed page by
+/// page, so a listing of any size is parsed and summarized off the page's thread.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CatalogRequest {
+    /// Start over with the keys under `prefix`.
+    #[serde(rename_all = "camelCase")]
+    Reset {
+        prefix: String,
+    },
+    /// Parse one ListObjectsV2 answer and add its objects.
+    AddPage {
+        /// Not part of the JSON header: carried as a transferred `ArrayBuffer`.
+        #[serde(skip)]
+        bytes: Vec<u8>,
+    },
+    Summary,
+    #[serde(rename_all = "camelCase")]
+    Resolve {
+        spec: SelectionSpec,
+    },
+}
+
+/// The catalog worker's answers; `elapsed_ms` is the worker's own time for the request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CatalogReply {
+    Reset,
+    #[serde(rename_all = "camelCase")]
+    PageAdded {
+        objects: u64,
+        next_continuation_token: Option<String>,
+        elapsed_ms: f64,
+    },
+    #[serde(rename_all = "camelCase")]
+    Summary {
+        summary: Box<CatalogSummary>,
+        elapsed_ms: f64,
+    },
+    #[serde(rename_all = "camelCase")]
+    Resolved {
+        selection: Selection,
+    },
+    /// An unreadable listing page, or a request the worker could not read.
+    #[serde(rename_all = "camelCase")]
+    Failed {
+        message: String,
     },
 }
 
@@ -86,6 +156,8 @@ pub enum FromWorker {
     /// The request itself could not be read (never a trace error: those are in `Done`).
     #[serde(rename_all = "camelCase")]
     Failed { id: u32, message: String },
+    #[serde(rename_all = "camelCase")]
+    Catalog { id: u32, reply: CatalogReply },
 }
 
 /// Everything a malformed message can be.
@@ -111,25 +183,24 @@ pub fn encode_analyze(id: u32, name: &str, options: &Options, bytes: js_sys::Arr
         options: options.clone(),
         bytes: Vec::new(),
     };
-    let msg = encode_header(&header);
+    encode_with_bytes(&header, bytes)
+}
+
+/// `header` (whose own bytes field stays empty) with `bytes` beside it, and
+/// the transfer list that moves them.
+pub fn encode_with_bytes(header: &ToWorker, bytes: js_sys::ArrayBuffer) -> (JsValue, js_sys::Array) {
+    let msg = encode_header(header);
     set(msg.unchecked_ref(), BYTES, &bytes);
     let transfer = js_sys::Array::of1(&bytes);
     (msg, transfer)
 }
 
-/// Encodes any request, copying its bytes into a new `ArrayBuffer`.
-pub fn encode_to_worker(msg: &ToWorker) -> (JsValue, js_sys::Array) {
-    match msg {
-        ToWorker::Analyze {
-            id,
-            name,
-            options,
-            bytes,
-        } => {
-            let buf = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
-            encode_analyze(*id, name, options, buf)
-        }
-        ToWorker::AnalyzeUrl { .. } => (encode_header(msg), js_sys::Array::new()),
+/// Encodes any request: its bytes (if it has any) move into a new `ArrayBuffer`
+/// that the transfer list hands to the worker.
+pub fn encode_to_worker(mut msg: ToWorker) -> (JsValue, js_sys::Array) {
+    match msg.bytes_mut().map(std::mem::take) {
+        Some(bytes) => encode_with_bytes(&msg, js_sys::Uint8Array::from(bytes.as_slice()).buffer()),
+        None => (encode_header(&msg), js_sys::Array::new()),
     }
 }
 
@@ -149,7 +220,7 @@ pub fn decode_to_worker(data: &JsValue) -> Result<ToWorker, ProtocolError> {
         .ok_or_else(|| ProtocolError("request has no header".into()))?;
     let mut msg: ToWorker =
         serde_json::from_str(&header).map_err(|e| ProtocolError(format!("bad request header: {e}")))?;
-    let ToWorker::Analyze { bytes, .. } = &mut msg else {
+    let Some(bytes) = msg.bytes_mut() else {
         return Ok(msg);
     };
     let buf = js_sys::Reflect::get(data, &JsValue::from_str(BYTES))

@@ -2,6 +2,7 @@
 //! the merged report. Files opened together (one drop, one selection, the demo)
 //! form one run and give one report; opening more files starts a new run.
 
+use crate::clock::now_ms;
 use crate::protocol::Phase;
 use crate::worker_pool::{self, Job, Pool, PoolEvent, Source};
 use d9lens_core::analysis::{Merger, Options};
@@ -122,13 +123,6 @@ struct Run {
     retryable: HashSet<u32>,
 }
 
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map(|p| p.now())
-        .unwrap_or_else(js_sys::Date::now)
-}
-
 impl AppState {
     pub fn new() -> Self {
         let state = AppState {
@@ -144,7 +138,7 @@ impl AppState {
         let run = Rc::new(RefCell::new(Run::default()));
         let listener_run = run.clone();
         let size = worker_pool::default_size();
-        match Pool::new("./worker_loader.js", size, Options::default(), move |event| {
+        match Pool::new(worker_pool::WORKER_SCRIPT, size, Options::default(), move |event| {
             state.on_event(&listener_run, event)
         }) {
             Ok(pool) => {

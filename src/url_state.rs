@@ -2,32 +2,8 @@
 //! sent to any server): where the bucket is, the selection and the view.
 //! Credentials are never part of it.
 
-/// What a selection was, in terms that survive a reload (a new listing).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SelectionSpec {
-    /// One host's segments in `[from, to)` (Unix seconds).
-    Host {
-        service: String,
-        instance: String,
-        from: u64,
-        to: u64,
-    },
-    /// One segment per host from `[from, to)`, optionally one service.
-    Fleet {
-        service: Option<String>,
-        from: u64,
-        to: u64,
-    },
-    /// `n` segments spread evenly over `[from, to)`, optionally one service.
-    Sample {
-        service: Option<String>,
-        n: usize,
-        from: u64,
-        to: u64,
-    },
-    /// One segment.
-    Single { key: String },
-}
+use d9lens_core::s3::encode::{form_decode, uri_encode};
+pub use d9lens_core::s3::spec::SelectionSpec;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UrlState {
@@ -92,7 +68,10 @@ impl UrlState {
         if let Some(view) = &self.view {
             pairs.push(("view", view.clone()));
         }
-        let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect();
+        let query: Vec<String> = pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", uri_encode(v, false)))
+            .collect();
         format!("s3&{}", query.join("&"))
     }
 
@@ -102,7 +81,7 @@ impl UrlState {
         let mut map = std::collections::HashMap::new();
         for pair in rest.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            map.insert(k.to_owned(), decode(v)?);
+            map.insert(k.to_owned(), form_decode(v));
         }
         let get = |k: &str| map.get(k).cloned().unwrap_or_default();
         let num = |k: &str| map.get(k).and_then(|v| v.parse::<u64>().ok());
@@ -141,44 +120,6 @@ impl UrlState {
     }
 }
 
-/// Percent-encodes everything but RFC 3986 unreserved characters.
-pub fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Undoes [`encode`] (and `+` as space); `None` for a malformed escape.
-pub fn decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 /// The current fragment's state, if it is an S3 state.
 pub fn read() -> Option<UrlState> {
     let hash = web_sys::window()?.location().hash().ok()?;
@@ -196,56 +137,5 @@ pub fn write(state: &UrlState) {
     };
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_trips_every_selection() {
-        let base = UrlState {
-            endpoint: "http://127.0.0.1:9001".into(),
-            bucket: "d9lens-demo".into(),
-            region: "us-east-1".into(),
-            prefix: "dial9 traces/".into(),
-            max_keys: Some(7),
-            selection: None,
-            view: Some("report".into()),
-        };
-        let selections = [
-            SelectionSpec::Host {
-                service: "payments/api".into(),
-                instance: "ip-10-0-1-88".into(),
-                from: 1,
-                to: 9,
-            },
-            SelectionSpec::Fleet {
-                service: None,
-                from: 1,
-                to: 2,
-            },
-            SelectionSpec::Sample {
-                service: Some("a&b=c".into()),
-                n: 4,
-                from: 1,
-                to: 2,
-            },
-            SelectionSpec::Single {
-                key: "version=1/date=2026-11-30/x%2Fy/1-0.bin.gz".into(),
-            },
-        ];
-        for selection in selections {
-            let state = UrlState {
-                selection: Some(selection),
-                ..base.clone()
-            };
-            let fragment = state.to_fragment();
-            assert!(!fragment.contains('/') && !fragment.contains(' '), "{fragment}");
-            assert_eq!(UrlState::from_fragment(&format!("#{fragment}")), Some(state));
-        }
-        assert_eq!(UrlState::from_fragment("#other"), None);
-        assert_eq!(decode("%2"), None);
     }
 }

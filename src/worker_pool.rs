@@ -3,7 +3,9 @@
 //! Files wait in the queue as `Blob`s (a dropped `File` is one) and are read
 //! into an `ArrayBuffer` only when a worker is free, so a dropped folder of
 //! hundreds of segments is never in memory all at once. The buffer is then
-//! transferred to the worker. A worker that dies (a trap in its wasm) fails its
+//! transferred to the worker. An S3 object waits as a way to presign its URL:
+//! the worker downloads it (or reads it from the segment cache) itself, with a
+//! URL signed when it takes the job. A worker that dies (a trap in its wasm) fails its
 //! file and is replaced.
 
 use crate::protocol::{self, FromWorker, Phase};
@@ -65,6 +67,9 @@ pub enum PoolEvent {
     },
 }
 
+/// The worker script of the built page (trunk's loader shim for the `worker` binary).
+pub const WORKER_SCRIPT: &str = "./worker_loader.js";
+
 type Listener = Rc<dyn Fn(PoolEvent)>;
 
 #[derive(Clone)]
@@ -97,7 +102,7 @@ pub fn default_size() -> usize {
 }
 
 impl Pool {
-    /// Spawns `size` workers from `script` (`./worker_loader.js` in the built page).
+    /// Spawns `size` workers from `script` ([`WORKER_SCRIPT`] in the built page).
     pub fn new(
         script: &str,
         size: usize,
@@ -221,6 +226,8 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 slot.busy = None;
                 Some(PoolEvent::Failed { id, message })
             }
+            // Only the catalog worker answers catalog requests, and the pool sends none.
+            FromWorker::Catalog { .. } => None,
         };
         (listener, event)
     };
@@ -273,29 +280,11 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
             id: job.id,
             worker: index,
         });
-        if let Source::Url { presign, etag } = &job.source {
-            let msg = protocol::ToWorker::AnalyzeUrl {
-                id: job.id,
-                name: job.name.clone(),
-                url: presign(),
-                etag: etag.clone(),
-                options,
-            };
-            let worker = inner.borrow().slots[index].worker.clone();
-            if let Err(err) = worker.post_message(&protocol::encode_header(&msg)) {
-                release(inner, index, job.id);
-                listener(PoolEvent::Failed {
-                    id: job.id,
-                    message: format!("could not send the job to a worker: {}", js_message(&err)),
-                });
-            }
-            continue;
-        }
         let inner = inner.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let id = job.id;
-            let buffer = match read(&job.source).await {
-                Ok(buffer) => buffer,
+            let (msg, transfer) = match message(&job, options).await {
+                Ok(msg) => msg,
                 Err(message) => {
                     release(&inner, index, id);
                     listener(PoolEvent::Failed { id, message });
@@ -303,7 +292,6 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
                     return;
                 }
             };
-            let (msg, transfer) = protocol::encode_analyze(id, &job.name, &options, buffer);
             let worker = {
                 let guard = inner.borrow();
                 match guard.slots.get(index) {
@@ -318,7 +306,7 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
                 release(&inner, index, id);
                 listener(PoolEvent::Failed {
                     id,
-                    message: format!("could not send the file to a worker: {}", js_message(&err)),
+                    message: format!("could not send the job to a worker: {}", js_message(&err)),
                 });
                 dispatch(&inner);
             }
@@ -334,15 +322,27 @@ fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
     }
 }
 
-async fn read(source: &Source) -> Result<js_sys::ArrayBuffer, String> {
-    match source {
-        Source::Buffer(buffer) => Ok(buffer.clone()),
-        Source::Url { .. } => Err("an S3 object is downloaded by the worker".into()),
+/// The request for `job` and its transfer list: a file's bytes (read only
+/// now, when a worker is free), or a freshly presigned URL the worker downloads.
+async fn message(job: &Job, options: Options) -> Result<(JsValue, js_sys::Array), String> {
+    let buffer = match &job.source {
+        Source::Url { presign, etag } => {
+            let msg = protocol::ToWorker::AnalyzeUrl {
+                id: job.id,
+                name: job.name.clone(),
+                url: presign(),
+                etag: etag.clone(),
+                options,
+            };
+            return Ok((protocol::encode_header(&msg), js_sys::Array::new()));
+        }
+        Source::Buffer(buffer) => buffer.clone(),
         Source::Blob(blob) => JsFuture::from(blob.array_buffer())
             .await
             .map(|v| v.unchecked_into())
-            .map_err(|err| format!("could not read the file: {}", js_message(&err))),
-    }
+            .map_err(|err| format!("could not read the file: {}", js_message(&err)))?,
+    };
+    Ok(protocol::encode_analyze(job.id, &job.name, &options, buffer))
 }
 
 /// The message of a JS error value, or its string form.

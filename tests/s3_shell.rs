@@ -3,36 +3,15 @@
 //! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unknown-unknown --test s3_shell`.
 #![cfg(target_arch = "wasm32")]
 
-use d9lens_core::s3::catalog::{Catalog, CatalogObject, DensityBucket, HostKey, Load};
+use d9lens_core::s3::catalog::{DensityBucket, Load};
 use d9lens_core::s3::{HttpRequest, Method, S3Error};
 use d9lens_web::discovery::density::bin;
-use d9lens_web::discovery::selection::resolve;
 use d9lens_web::discovery::{parse_utc, utc};
 use d9lens_web::url_state::{SelectionSpec, UrlState};
 use d9lens_web::{cache, s3::fetch};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn object(key: &str, size: u64) -> CatalogObject {
-    CatalogObject {
-        key: key.into(),
-        size,
-        etag: Some(format!("\"{size}\"")),
-        last_modified_secs: None,
-    }
-}
-
-fn catalog() -> Catalog {
-    let mut c = Catalog::new("");
-    let base = "version=1/date=2026-11-30/service=payments%2Fapi/time=1405/instance=ip-10-0-1-88/boot=lovg-1";
-    c.add_page((0..6u64).map(|i| object(&format!("{base}/{}-{i}.bin.gz", 1_796_047_500 + 15 * i), 1000 + i)));
-    c.add_page([object(
-        "version=1/date=2026-11-30/service=api/time=1405/instance=h2/boot=abcd/1796047510-0.bin.gz",
-        5,
-    )]);
-    c
-}
 
 #[wasm_bindgen_test]
 fn shared_state_round_trips_through_the_fragment() {
@@ -53,6 +32,48 @@ fn shared_state_round_trips_through_the_fragment() {
     let fragment = state.to_fragment();
     assert!(fragment.starts_with("s3&bucket=d9lens-demo"), "{fragment}");
     assert_eq!(UrlState::from_fragment(&fragment), Some(state));
+}
+
+#[wasm_bindgen_test]
+fn every_selection_kind_round_trips_through_the_fragment() {
+    let base = UrlState {
+        endpoint: "http://127.0.0.1:9001".into(),
+        bucket: "d9lens-demo".into(),
+        region: "us-east-1".into(),
+        prefix: "dial9 traces/".into(),
+        max_keys: Some(7),
+        selection: None,
+        view: Some("report".into()),
+    };
+    let selections = [
+        SelectionSpec::Fleet {
+            service: None,
+            from: 1,
+            to: 2,
+        },
+        SelectionSpec::Sample {
+            service: Some("a&b=c".into()),
+            n: 4,
+            from: 1,
+            to: 2,
+        },
+        SelectionSpec::Single {
+            key: "version=1/date=2026-11-30/x%2Fy/1-0.bin.gz".into(),
+        },
+    ];
+    for selection in selections {
+        let state = UrlState {
+            selection: Some(selection),
+            ..base.clone()
+        };
+        let fragment = state.to_fragment();
+        assert!(!fragment.contains('/') && !fragment.contains(' '), "{fragment}");
+        assert_eq!(UrlState::from_fragment(&format!("#{fragment}")), Some(state));
+    }
+    assert_eq!(UrlState::from_fragment("#other"), None);
+    // A window that is empty (or not a window) is no selection.
+    let bad = UrlState::from_fragment("#s3&bucket=b&sel=host&service=s&host=h&from=9&to=9").unwrap();
+    assert_eq!(bad.selection, None);
 }
 
 #[wasm_bindgen_test]
@@ -77,39 +98,6 @@ fn density_bins_keep_every_byte_and_the_strongest_load() {
     assert_eq!(bins.iter().map(|b| b.bytes).sum::<u64>(), 3000);
     assert_eq!(bins[1].load, Some(Load::Busy));
     assert_eq!(bins[2].load, Some(Load::Quiet));
-}
-
-#[wasm_bindgen_test]
-fn specs_resolve_to_the_catalog_segments() {
-    let c = catalog();
-    let host = SelectionSpec::Host {
-        service: "payments/api".into(),
-        instance: "ip-10-0-1-88".into(),
-        from: 1_796_047_500,
-        to: 1_796_047_531,
-    };
-    assert_eq!(resolve(&c, &host).len(), 3);
-    let fleet = SelectionSpec::Fleet {
-        service: None,
-        from: 0,
-        to: u64::MAX,
-    };
-    assert_eq!(resolve(&c, &fleet).len(), 2, "one per host");
-    let sample = SelectionSpec::Sample {
-        service: Some("payments/api".into()),
-        n: 2,
-        from: 0,
-        to: u64::MAX,
-    };
-    assert_eq!(resolve(&c, &sample).len(), 2);
-    let key = c.host_segments(
-        &HostKey::new("api", "h2"),
-        d9lens_core::s3::catalog::TimeWindow::new(0, u64::MAX).unwrap(),
-    );
-    let single = SelectionSpec::Single {
-        key: key.keys().next().unwrap().to_owned(),
-    };
-    assert_eq!(resolve(&c, &single).total_bytes(), 5);
 }
 
 #[wasm_bindgen_test]

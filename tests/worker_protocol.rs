@@ -3,8 +3,11 @@
 #![cfg(target_arch = "wasm32")]
 
 use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
-use d9lens_web::protocol::{self, FromWorker, Phase, ToWorker};
+use d9lens_core::s3::spec::SelectionSpec;
+use d9lens_web::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, ToWorker};
 use d9lens_web::worker;
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -25,7 +28,7 @@ fn analyze_request(id: u32, name: &str, bytes: &[u8]) -> ToWorker {
 #[wasm_bindgen_test]
 fn analyze_request_round_trips_with_its_bytes_as_an_array_buffer() {
     let bytes: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
-    let (msg, transfer) = protocol::encode_to_worker(&analyze_request(7, "a/b.bin.gz", &bytes));
+    let (msg, transfer) = protocol::encode_to_worker(analyze_request(7, "a/b.bin.gz", &bytes));
     assert_eq!(transfer.length(), 1);
     assert!(transfer.get(0).is_instance_of::<js_sys::ArrayBuffer>());
     let header = js_sys::Reflect::get(&msg, &"header".into())
@@ -102,14 +105,15 @@ fn worker_messages_round_trip() {
 
 /// Runs the worker's message handler on an encoded request, as the worker would.
 fn run_handler(msg: &wasm_bindgen::JsValue) -> Vec<FromWorker> {
-    let mut posted = Vec::new();
-    worker::handle_js(msg, &mut |m| posted.push(m));
-    posted
+    let posted = Rc::new(RefCell::new(Vec::new()));
+    let sink = posted.clone();
+    worker::handle_js(msg, move |m| sink.borrow_mut().push(m));
+    posted.take()
 }
 
 #[wasm_bindgen_test]
 fn handler_analyzes_a_trace_and_reports_progress_then_the_outcome() {
-    let (msg, _) = protocol::encode_to_worker(&analyze_request(11, "trace.4.bin", SMALL_TRACE));
+    let (msg, _) = protocol::encode_to_worker(analyze_request(11, "trace.4.bin", SMALL_TRACE));
     let posted = run_handler(&msg);
     assert!(
         matches!(posted.first(), Some(FromWorker::Progress { id: 11, phase: Phase::Decoding, bytes, .. }) if *bytes == SMALL_TRACE.len() as u64),
@@ -132,7 +136,7 @@ fn handler_analyzes_a_trace_and_reports_progress_then_the_outcome() {
 fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
     // A gzip header followed by garbage: the core must answer with an error, not a panic.
     let bogus = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xde, 0xad, 0xbe, 0xef];
-    let (msg, _) = protocol::encode_to_worker(&analyze_request(12, "broken.bin.gz", &bogus));
+    let (msg, _) = protocol::encode_to_worker(analyze_request(12, "broken.bin.gz", &bogus));
     let posted = run_handler(&msg);
     assert!(
         matches!(
@@ -169,6 +173,117 @@ fn handler_rejects_a_malformed_request_with_its_id() {
     let posted = run_handler(&wasm_bindgen::JsValue::from_str("hello"));
     assert!(
         matches!(posted.as_slice(), [FromWorker::Failed { id: u32::MAX, .. }]),
+        "{posted:?}"
+    );
+}
+
+/// One catalog request through the worker's handler, as the catalog worker runs it.
+fn catalog_call(id: u32, request: CatalogRequest) -> CatalogReply {
+    let (msg, _) = protocol::encode_to_worker(ToWorker::Catalog { id, request });
+    match run_handler(&msg).as_slice() {
+        [FromWorker::Catalog { id: answered, reply }] if *answered == id => reply.clone(),
+        other => panic!("expected one catalog answer for {id}: {other:?}"),
+    }
+}
+
+/// A ListObjectsV2 page as S3 writes it: two segments of one boot and a non-segment.
+const LISTING_PAGE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name><Prefix></Prefix>
+<NextContinuationToken>page-2</NextContinuationToken><KeyCount>3</KeyCount><MaxKeys>3</MaxKeys><IsTruncated>true</IsTruncated>
+<Contents><Key>README.txt</Key><LastModified>2026-11-30T14:00:00.000Z</LastModified><ETag>&quot;aa&quot;</ETag><Size>94</Size></Contents>
+<Contents><Key>version=1/date=2026-11-30/service=payments%2Fapi/time=2359/instance=ip-10-0-1-88/boot=lovg-24843/1796083180-0.bin.gz</Key><LastModified>2026-11-30T23:59:55.000Z</LastModified><ETag>&quot;bb&quot;</ETag><Size>57401</Size></Contents>
+<Contents><Key>version=1/date=2026-11-30/service=payments%2Fapi/time=2359/instance=ip-10-0-1-88/boot=lovg-24843/1796083195-1.bin.gz</Key><LastModified>2026-12-01T00:00:10.000Z</LastModified><ETag>&quot;cc&quot;</ETag><Size>59435</Size></Contents>
+</ListBucketResult>"#;
+
+#[wasm_bindgen_test]
+fn catalog_requests_parse_listings_summarize_and_resolve_in_the_worker() {
+    assert!(matches!(
+        catalog_call(1, CatalogRequest::Reset { prefix: String::new() }),
+        CatalogReply::Reset
+    ));
+    let reply = catalog_call(
+        2,
+        CatalogRequest::AddPage {
+            bytes: LISTING_PAGE.as_bytes().to_vec(),
+        },
+    );
+    let CatalogReply::PageAdded {
+        objects,
+        next_continuation_token,
+        ..
+    } = reply
+    else {
+        panic!("{reply:?}")
+    };
+    assert_eq!((objects, next_continuation_token.as_deref()), (3, Some("page-2")));
+
+    let CatalogReply::Summary { summary, .. } = catalog_call(3, CatalogRequest::Summary) else {
+        panic!("no summary")
+    };
+    assert_eq!(summary.segments, 2);
+    assert_eq!(
+        summary.services.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        ["payments/api"]
+    );
+    assert_eq!(summary.others.iter().map(|g| g.objects.len()).sum::<usize>(), 1);
+
+    let spec = SelectionSpec::Host {
+        service: "payments/api".into(),
+        instance: "ip-10-0-1-88".into(),
+        // After the first segment's upload (23:59:55): only the second overlaps.
+        from: 1_796_083_196,
+        to: 1_796_083_200,
+    };
+    let CatalogReply::Resolved { selection } = catalog_call(4, CatalogRequest::Resolve { spec }) else {
+        panic!("no selection")
+    };
+    assert_eq!(
+        selection.keys().map(|k| &k[k.len() - 19..]).collect::<Vec<_>>(),
+        ["1796083195-1.bin.gz"]
+    );
+    assert_eq!(selection.segments[0].segment.etag.as_deref(), Some("\"cc\""));
+
+    // A page that is not a listing fails, and leaves the catalog as it was.
+    let reply = catalog_call(
+        5,
+        CatalogRequest::AddPage {
+            bytes: b"<Error><Code>AccessDenied</Code></Error>".to_vec(),
+        },
+    );
+    assert!(
+        matches!(reply, CatalogReply::Failed { ref message } if message.contains("not readable")),
+        "{reply:?}"
+    );
+    let CatalogReply::Summary { summary, .. } = catalog_call(6, CatalogRequest::Summary) else {
+        panic!("no summary")
+    };
+    assert_eq!(summary.objects, 3);
+    // A new listing starts from nothing.
+    catalog_call(7, CatalogRequest::Reset { prefix: "x/".into() });
+    let CatalogReply::Summary { summary, .. } = catalog_call(8, CatalogRequest::Summary) else {
+        panic!("no summary")
+    };
+    assert_eq!(summary.objects, 0);
+}
+
+#[wasm_bindgen_test]
+fn a_malformed_catalog_request_is_answered_as_a_catalog_failure() {
+    let msg = js_sys::Object::new();
+    js_sys::Reflect::set(
+        &msg,
+        &"header".into(),
+        &"{\"catalog\":{\"id\":9,\"request\":\"bogus\"}}".into(),
+    )
+    .unwrap();
+    let posted = run_handler(&msg.into());
+    assert!(
+        matches!(
+            posted.as_slice(),
+            [FromWorker::Catalog {
+                id: 9,
+                reply: CatalogReply::Failed { .. }
+            }]
+        ),
         "{posted:?}"
     );
 }

@@ -6,7 +6,7 @@
 use super::{Discovery, parse_utc, utc};
 use crate::units;
 use crate::url_state::SelectionSpec;
-use d9lens_core::s3::catalog::{Catalog, HostKey, SelectedSegment, Selection, TimeWindow};
+use d9lens_core::s3::catalog::{HostKey, Selection, TimeWindow};
 use leptos::prelude::*;
 
 pub const DEFAULT_BUDGET_MB: u64 = 500;
@@ -149,40 +149,6 @@ impl Default for SelectionState {
     }
 }
 
-/// The segments a spec stands for in `catalog`.
-pub fn resolve(catalog: &Catalog, spec: &SelectionSpec) -> Selection {
-    let window = |from: u64, to: u64| TimeWindow::new(from, to);
-    match spec {
-        SelectionSpec::Host {
-            service,
-            instance,
-            from,
-            to,
-        } => window(*from, *to)
-            .map(|w| catalog.host_segments(&HostKey::new(service, instance), w))
-            .unwrap_or_default(),
-        SelectionSpec::Fleet { service, from, to } => window(*from, *to)
-            .map(|w| catalog.fleet_overview(w, service.as_deref()))
-            .unwrap_or_default(),
-        SelectionSpec::Sample { service, n, from, to } => window(*from, *to)
-            .map(|w| catalog.segments_in_window(w, service.as_deref()).sample_evenly(*n))
-            .unwrap_or_default(),
-        SelectionSpec::Single { key } => {
-            let baseline = catalog.load_baseline();
-            let segments = catalog
-                .segments()
-                .iter()
-                .filter(|s| &s.key == key)
-                .map(|s| SelectedSegment {
-                    segment: s.clone(),
-                    load: baseline.classify(s.size),
-                })
-                .collect();
-            Selection { segments }
-        }
-    }
-}
-
 /// The selection controls and the "analyze" button.
 #[component]
 pub fn SelectionPanel(
@@ -192,12 +158,17 @@ pub fn SelectionPanel(
     on_analyze: Callback<(SelectionSpec, Selection)>,
     running: Signal<bool>,
 ) -> impl IntoView {
-    let selection = Memo::new(move |_| {
+    // Resolved by the catalog worker; an answer counts only while its spec is still the current one.
+    let resolved = RwSignal::new(None::<(SelectionSpec, Selection)>);
+    Effect::new(move |_| {
         discovery.version.track();
-        let spec = sel.spec()?;
-        let selection = discovery.with_catalog(|c| resolve(c, &spec));
-        Some((spec, selection))
+        let Some(spec) = sel.spec() else { return };
+        wasm_bindgen_futures::spawn_local(async move {
+            let selection = discovery.resolve(spec.clone()).await;
+            resolved.try_set(Some((spec, selection)));
+        });
     });
+    let selection = Memo::new(move |_| resolved.get().filter(|(spec, _)| sel.spec().as_ref() == Some(spec)));
     let count = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.len()));
     let bytes = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.total_bytes()));
     let over_budget = move || bytes() > sel.budget_bytes();
@@ -269,7 +240,8 @@ pub fn SelectionPanel(
                 </div>
             </Show>
             <div class="form-row selection-total">
-                <span data-testid="selection-summary" data-count=move || count().to_string() data-bytes=move || bytes().to_string()>
+                <span data-testid="selection-summary" data-count=move || count().to_string() data-bytes=move || bytes().to_string()
+                    data-resolved=move || selection.with(Option::is_some).to_string()>
                     <strong>{move || count().to_string()}</strong>
                     {move || if count() == 1 { " segment · " } else { " segments · " }}
                     <strong>{move || units::bytes(bytes())}</strong>

@@ -4,11 +4,12 @@
 
 use super::density::DensityStrip;
 use super::selection::SelectionState;
-use super::{Discovery, duration, utc};
+use super::{Discovery, ListingStatus, duration, utc};
 use crate::units;
 use d9lens_core::s3::catalog::{
-    BootAnomaly, BootStart, BootSummary, CatalogSummary, HostKey, HostSummary, OtherGroup, ServiceSummary, TimeWindow,
+    BootAnomaly, BootStart, BootSummary, CatalogSummary, HostKey, HostSummary, OtherGroup, Selection, ServiceSummary,
 };
+use d9lens_core::s3::spec::SelectionSpec;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -29,16 +30,22 @@ pub fn DiscoveryView(discovery: Discovery, sel: SelectionState) -> impl IntoView
             "Listing stopped:"
         };
         format!(
-            "{state} {} objects in {} page{}",
+            "{state} {} objects in {} page{} ({})",
             s.objects,
             s.pages,
-            if s.pages == 1 { "" } else { "s" }
+            if s.pages == 1 { "" } else { "s" },
+            units::elapsed(s.elapsed_ms)
         )
     };
+    // The catalog worker's own times, for benchmarks (scripts/bench-browser.mjs).
+    let timing = move |f: fn(&ListingStatus) -> f64| move || format!("{:.1}", discovery.status.with(f));
     view! {
         <section class="card discovery" data-testid="discovery" data-done=move || discovery.status.get().done.to_string()>
             <h2 class="panel-title">"What the bucket holds"</h2>
-            <p class="muted" data-testid="listing-status">{status}</p>
+            <p class="muted" data-testid="listing-status" data-elapsed-ms=timing(|s| s.elapsed_ms)
+                data-worker-pages-ms=timing(|s| s.worker_pages_ms) data-worker-summary-ms=timing(|s| s.worker_summary_ms)>
+                {status}
+            </p>
             {move || discovery.status.get().truncated.map(|t| view! { <p class="warning" data-testid="listing-truncated">{t}</p> })}
             {move || discovery.summary.get().map(|s| summary_view(s, discovery, sel))}
         </section>
@@ -199,7 +206,7 @@ fn host_view(service: String, h: HostSummary, scale: u64, discovery: Discovery, 
             <DensityStrip buckets=h.density.clone() from=from to=to scale=scale />
             <ul class="boots">{boots}</ul>
             <ul class="gaps">{gaps}</ul>
-            {move || (sel.host.get().as_ref() == Some(&chips_key)).then(|| chips(chips_key.clone(), discovery, sel))}
+            {move || (sel.host.get().as_ref() == Some(&chips_key)).then(|| view! { <Chips host=chips_key.clone() discovery=discovery sel=sel /> })}
         </div>
     }
 }
@@ -262,10 +269,24 @@ fn boot_view(host: HostKey, b: BootSummary, sel: SelectionState) -> impl IntoVie
     }
 }
 
-/// The selected host's segments, each clickable to analyze alone.
-fn chips(host: HostKey, discovery: Discovery, sel: SelectionState) -> impl IntoView {
-    let all = TimeWindow::new(0, u64::MAX).expect("a non-empty window");
-    let segments = discovery.with_catalog(|c| c.host_segments(&host, all));
+/// The selected host's segments (from the catalog worker), each clickable to analyze alone.
+#[component]
+fn Chips(host: HostKey, discovery: Discovery, sel: SelectionState) -> impl IntoView {
+    let segments = RwSignal::new(None::<Selection>);
+    let spec = SelectionSpec::Host {
+        service: host.service,
+        instance: host.instance,
+        from: 0,
+        to: u64::MAX,
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let selection = discovery.resolve(spec).await;
+        segments.try_set(Some(selection));
+    });
+    move || segments.get().map(|s| chip_list(s, sel))
+}
+
+fn chip_list(segments: Selection, sel: SelectionState) -> impl IntoView {
     let more = segments.len().saturating_sub(MAX_CHIPS);
     let items = segments
         .segments

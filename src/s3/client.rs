@@ -7,23 +7,13 @@
 //! once in the region S3 named; a clock problem once with S3's time.
 
 use super::fetch::{self, HttpResponse};
-use d9lens_core::s3::{
-    ListObjectsV2, ListPage, Region, S3Config, S3Error, Timestamp, backoff_delay, clock_offset_millis, parse_list_page,
-};
+use d9lens_core::s3::{ListObjectsV2, Region, S3Config, S3Error, Timestamp, backoff_delay, clock_offset_millis};
 use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Ignore `Date`-header offsets below this: the header has whole seconds and
 /// the answer took a while to arrive.
 const MIN_CLOCK_CORRECTION_MS: i64 = 2_000;
-
-/// Why a call failed: an S3 error (with cause and fix), or an unreadable answer.
-#[derive(Debug, Clone)]
-pub enum CallError {
-    S3(S3Error),
-    /// A 2xx answer whose body is not what was asked for.
-    BadAnswer(String),
-}
 
 #[derive(Clone)]
 pub struct Client {
@@ -69,13 +59,10 @@ impl Client {
         self.inner.borrow().config.get_object(key, None, now).url
     }
 
-    /// One ListObjectsV2 page.
-    pub async fn list_page(&self, list: &ListObjectsV2) -> Result<ListPage, CallError> {
-        let response = self
-            .execute(|config, now| config.list_objects_v2(list, now))
-            .await
-            .map_err(CallError::S3)?;
-        parse_list_page(&response.body).map_err(|e| CallError::BadAnswer(format!("the listing is not readable: {e}")))
+    /// One ListObjectsV2 answer, unparsed (the catalog worker reads it).
+    pub async fn list_raw(&self, list: &ListObjectsV2) -> Result<Vec<u8>, S3Error> {
+        let response = self.execute(|config, now| config.list_objects_v2(list, now)).await?;
+        Ok(response.body)
     }
 
     /// Sends the request `build` makes, with retries (see the module docs).

@@ -2,7 +2,6 @@
 //! Texts come from the core (which never puts a secret in them) or name a
 //! form field; no URL is ever shown (a presigned URL is a bearer credential).
 
-use super::client::CallError;
 use d9lens_core::s3::{ErrorKind, S3Error, cors_rule_json};
 use leptos::prelude::*;
 
@@ -53,18 +52,16 @@ impl Problem {
         }
     }
 
-    pub fn from_call(error: &CallError) -> Self {
-        match error {
-            CallError::S3(e) => Self::from_s3(e),
-            CallError::BadAnswer(why) => Problem {
-                kind: "answer".into(),
-                cause: format!("The endpoint answered, but not like S3: {why}."),
-                fix: "Check the endpoint field: it must be the S3 API endpoint (not the S3 website endpoint or \
-                      the console URL)."
-                    .into(),
-                cors_rule: None,
-                code: None,
-            },
+    /// A 2xx answer whose body is not what was asked for.
+    pub fn bad_answer(why: &str) -> Self {
+        Problem {
+            kind: "answer".into(),
+            cause: format!("The endpoint answered, but not like S3: {why}."),
+            fix: "Check the endpoint field: it must be the S3 API endpoint (not the S3 website endpoint or \
+                  the console URL)."
+                .into(),
+            cors_rule: None,
+            code: None,
         }
     }
 }

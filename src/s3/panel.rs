@@ -5,7 +5,7 @@
 use super::S3State;
 use super::connect_form::ConnectForm;
 use crate::cache;
-use crate::discovery::selection::{SelectionPanel, SelectionState, resolve};
+use crate::discovery::selection::{SelectionPanel, SelectionState};
 use crate::discovery::summary::DiscoveryView;
 use crate::retrieval::{self, RetrievalPanel};
 use crate::session::AppState;
@@ -47,10 +47,13 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         let Some(spec) = url.selection else { return };
         sel.apply(&spec);
         if url.view.as_deref() == Some("report") {
-            let selection = s3.discovery.with_catalog(|c| resolve(c, &spec));
-            if !selection.is_empty() && selection.total_bytes() <= sel.budget_bytes() {
-                analyze(spec, selection);
-            }
+            let budget = sel.budget_bytes();
+            wasm_bindgen_futures::spawn_local(async move {
+                let selection = s3.discovery.resolve(spec.clone()).await;
+                if !selection.is_empty() && selection.total_bytes() <= budget {
+                    analyze(spec, selection);
+                }
+            });
         }
     });
 

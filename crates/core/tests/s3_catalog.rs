@@ -517,3 +517,87 @@ fn hundred_thousand_keys() {
     assert_eq!(fleet.len(), 100);
     assert_eq!(fleet.sample_evenly(10).len(), 10);
 }
+
+#[test]
+fn fixture_selection_specs() {
+    use d9lens_core::s3::spec::SelectionSpec;
+    let catalog = fixture_catalog();
+    let keys = |s: &Selection| {
+        s.keys()
+            .map(|k| k.rsplit('/').next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    // A boot's first to last start (as the page picks it): its three segments.
+    let boot = SelectionSpec::Host {
+        service: "checkout-api".into(),
+        instance: "ip-10-0-2-14".into(),
+        from: 1_796_047_538,
+        to: 1_796_047_569,
+    };
+    assert_eq!(
+        keys(&boot.resolve(&catalog)),
+        ["1796047538-0.bin.gz", "1796047553-1.bin.gz", "1796047568-2.bin.gz"]
+    );
+    // Like `d9lens s3 analyze --from`: a window starting inside a segment still gets it.
+    let late = SelectionSpec::Host {
+        service: "checkout-api".into(),
+        instance: "ip-10-0-2-14".into(),
+        from: 1_796_047_560,
+        to: 1_796_047_562,
+    };
+    assert_eq!(keys(&late.resolve(&catalog)), ["1796047553-1.bin.gz"]);
+    // The decoded service name selects the escaped key.
+    let payments = SelectionSpec::Host {
+        service: "payments/api".into(),
+        instance: "ip-10-0-1-88".into(),
+        from: 0,
+        to: u64::MAX,
+    };
+    let selection = payments.resolve(&catalog);
+    assert_eq!(selection.len(), 3);
+    assert!(selection.keys().all(|k| k.contains("service=payments%2Fapi")));
+
+    let hour = (NOV30_1400, NOV30_1400 + 3600);
+    let fleet = SelectionSpec::Fleet {
+        service: None,
+        from: hour.0,
+        to: hour.1,
+    };
+    assert_eq!(
+        fleet.resolve(&catalog),
+        catalog.fleet_overview(TimeWindow::new(hour.0, hour.1).unwrap(), None)
+    );
+    let sample = SelectionSpec::Sample {
+        service: Some("inventory-svc".into()),
+        n: 2,
+        from: 0,
+        to: u64::MAX,
+    };
+    assert_eq!(
+        keys(&sample.resolve(&catalog)),
+        ["1796119182-0.bin.gz", "1796119202-1.bin.gz"],
+        "indices 0 and 3 of the service's 6 segments"
+    );
+
+    let key = "version=1/date=2026-12-01/service=inventory-svc/time=1000/instance=ip-10-0-3-102/boot=ganz-25992/1796119202-1.bin.gz";
+    let single = SelectionSpec::Single { key: key.into() }.resolve(&catalog);
+    assert_eq!((single.len(), single.total_bytes()), (1, 60_371));
+    assert!(
+        SelectionSpec::Single {
+            key: "README.txt".into()
+        }
+        .resolve(&catalog)
+        .is_empty()
+    );
+    let empty = SelectionSpec::Host {
+        service: "checkout-api".into(),
+        instance: "ip-10-0-2-14".into(),
+        from: 5,
+        to: 5,
+    };
+    assert!(empty.resolve(&catalog).is_empty(), "an empty window selects nothing");
+
+    // Specs travel between the page and its catalog worker as JSON.
+    let json = serde_json::to_string(&payments).unwrap();
+    assert_eq!(serde_json::from_str::<SelectionSpec>(&json).unwrap(), payments);
+}

@@ -224,6 +224,12 @@ impl Catalog {
         &self.segments
     }
 
+    /// The segment listed under `key`, if any.
+    pub fn segment(&self, key: &str) -> Option<SelectedSegment> {
+        let slot = *self.segment_slots.get(key)?;
+        Some(self.selected(slot, &self.load_baseline()))
+    }
+
     /// Non-segment objects in the order they were first listed.
     pub fn others(&self) -> &[OtherObject] {
         &self.others

@@ -8,8 +8,8 @@
 //! - [`credentials`]: [`Credentials`] and parsing of pasted credential text.
 //! - [`cors`], [`retry`], [`time`], [`encode`]: the CORS rule to show, the backoff
 //!   schedule, time values, SigV4 percent-encoding.
-//! - [`layout`], [`catalog`]: dial9's object-key layouts, and what a bucket holds
-//!   according to its listings.
+//! - [`layout`], [`catalog`], [`spec`]: dial9's object-key layouts, what a bucket holds
+//!   according to its listings, and shareable choices of its segments.
 
 pub mod catalog;
 pub mod cors;
@@ -21,6 +21,7 @@ pub mod listing;
 pub mod request;
 pub mod retry;
 pub mod sigv4;
+pub mod spec;
 pub mod sts;
 pub mod time;
 mod xml;

@@ -1,0 +1,73 @@
+//! A choice of segments in terms that survive a new listing, so that a shared
+//! link (or the worker holding the catalog) can name it: a host and a window,
+//! a fleet overview, an even sample, or one key. [`SelectionSpec::resolve`]
+//! turns it into segments of a catalog with the window rule of
+//! `d9lens s3 analyze`: a segment belongs to a window when its span overlaps it.
+
+use super::catalog::{Catalog, Selection, TimeWindow};
+use serde::{Deserialize, Serialize};
+
+/// Windows are `[from, to)` in Unix seconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SelectionSpec {
+    /// One host's segments (`service` as decoded from the key).
+    #[serde(rename_all = "camelCase")]
+    Host {
+        service: String,
+        instance: String,
+        from: u64,
+        to: u64,
+    },
+    /// One segment per host, nearest the window's middle, optionally of one service.
+    #[serde(rename_all = "camelCase")]
+    Fleet {
+        service: Option<String>,
+        from: u64,
+        to: u64,
+    },
+    /// `n` segments spread evenly over the window, optionally of one service.
+    #[serde(rename_all = "camelCase")]
+    Sample {
+        service: Option<String>,
+        n: usize,
+        from: u64,
+        to: u64,
+    },
+    /// One segment by key.
+    #[serde(rename_all = "camelCase")]
+    Single { key: String },
+}
+
+impl SelectionSpec {
+    /// The segments this stands for in `catalog` (none for an empty window or an unknown key).
+    pub fn resolve(&self, catalog: &Catalog) -> Selection {
+        let window = |from: u64, to: u64| TimeWindow::new(from, to);
+        let of_service = |service: &Option<String>, s: &str| service.as_deref().is_none_or(|v| v == s);
+        match self {
+            SelectionSpec::Host {
+                service,
+                instance,
+                from,
+                to,
+            } => window(*from, *to)
+                .map(|w| {
+                    catalog.segments_overlapping(w, |s| s.parts.service == *service && s.parts.instance == *instance)
+                })
+                .unwrap_or_default(),
+            SelectionSpec::Fleet { service, from, to } => window(*from, *to)
+                .map(|w| catalog.fleet_overview(w, service.as_deref()))
+                .unwrap_or_default(),
+            SelectionSpec::Sample { service, n, from, to } => window(*from, *to)
+                .map(|w| {
+                    catalog
+                        .segments_overlapping(w, |s| of_service(service, &s.parts.service))
+                        .sample_evenly(*n)
+                })
+                .unwrap_or_default(),
+            SelectionSpec::Single { key } => Selection {
+                segments: catalog.segment(key).into_iter().collect(),
+            },
+        }
+    }
+}
