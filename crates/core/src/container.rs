@@ -2,8 +2,8 @@
 //! content, never by file name. Inflation is capped so a hostile or broken
 //! gzip cannot exhaust memory.
 
-use miniz_oxide::inflate::TINFLStatus;
-use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+use miniz_oxide::inflate::stream::{InflateState, MinReset, inflate};
+use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -63,18 +63,29 @@ impl fmt::Display for ContainerError {
     }
 }
 
-/// The raw trace bytes of a `.bin` or `.bin.gz` file.
-pub fn raw_trace(bytes: &[u8], max_inflated: usize) -> Result<Cow<'_, [u8]>, ContainerError> {
-    if bytes.is_empty() {
+/// What a file's first bytes say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    Gzip,
+    Raw,
+}
+
+/// Bytes a file needs before `sniff` can tell.
+pub const SNIFF_BYTES: usize = TRACE_MAGIC.len();
+
+/// Tells gzip from a raw trace by the first `SNIFF_BYTES` bytes (fewer only
+/// when the file is that short).
+pub fn sniff(head: &[u8]) -> Result<Container, ContainerError> {
+    if head.is_empty() {
         return Err(ContainerError::Empty);
     }
-    if bytes.starts_with(&GZIP_MAGIC) {
-        return gunzip(bytes, max_inflated).map(Cow::Owned);
+    if head.starts_with(&GZIP_MAGIC) {
+        return Ok(Container::Gzip);
     }
-    if bytes.starts_with(&TRACE_MAGIC) {
-        return Ok(Cow::Borrowed(bytes));
+    if head.starts_with(&TRACE_MAGIC) {
+        return Ok(Container::Raw);
     }
-    let magic = bytes
+    let magic = head
         .iter()
         .take(4)
         .map(|b| format!("{b:02x}"))
@@ -83,64 +94,222 @@ pub fn raw_trace(bytes: &[u8], max_inflated: usize) -> Result<Cow<'_, [u8]>, Con
     Err(ContainerError::NotATrace { magic })
 }
 
-/// Inflates every concatenated gzip member.
-pub fn gunzip(bytes: &[u8], max_inflated: usize) -> Result<Vec<u8>, ContainerError> {
-    // The last member's trailer ISIZE is its inflated size (mod 2^32); for the
-    // usual single member, reserving it once avoids doubling the buffer (and the
-    // peak of old + new copies). Only a hint: bounded by deflate's maximum ratio
-    // (~1032:1) and the cap, and inflation still grows the buffer if it is short.
-    let n = bytes.len();
-    let hint = match n {
-        18.. => u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]) as usize,
-        _ => 0,
-    };
-    let hint = hint.min(n.saturating_mul(1032)).saturating_add(1 << 16);
-    let mut out = Vec::with_capacity(hint.max(n.saturating_mul(3)).min(max_inflated));
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let member_start = out.len();
-        let body = pos
-            + header_len(&bytes[pos..]).map_err(|reason| ContainerError::CorruptGzip {
-                offset: pos as u64,
-                reason: reason.into(),
-            })?;
-        let consumed = inflate_member(&bytes[body..], &mut out, max_inflated).map_err(|e| match e {
-            InflateError::TooLarge => ContainerError::TooLarge { limit: max_inflated },
-            InflateError::Corrupt(at, reason) => ContainerError::CorruptGzip {
-                offset: (body + at) as u64,
-                reason,
-            },
-        })?;
-        let trailer = body + consumed;
-        let Some(t) = bytes.get(trailer..trailer + 8) else {
-            return Err(ContainerError::CorruptGzip {
-                offset: trailer as u64,
-                reason: "missing gzip trailer".into(),
-            });
-        };
-        let isize = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
-        if isize != (out.len() - member_start) as u32 {
-            return Err(ContainerError::CorruptGzip {
-                offset: trailer as u64,
-                reason: "gzip size check failed".into(),
-            });
-        }
-        pos = trailer + 8;
-        // Zero padding after the last member is tolerated, as gzip(1) does.
-        if bytes[pos..].iter().all(|&b| b == 0) {
-            break;
-        }
+/// The raw trace bytes of a `.bin` or `.bin.gz` file.
+pub fn raw_trace(bytes: &[u8], max_inflated: usize) -> Result<Cow<'_, [u8]>, ContainerError> {
+    match sniff(bytes)? {
+        Container::Gzip => gunzip(bytes, max_inflated).map(Cow::Owned),
+        Container::Raw => Ok(Cow::Borrowed(bytes)),
     }
+}
+
+/// Inflates every concatenated gzip member of a whole file.
+pub fn gunzip(bytes: &[u8], max_inflated: usize) -> Result<Vec<u8>, ContainerError> {
+    let mut out = Vec::with_capacity(inflated_size_hint(bytes, max_inflated));
+    let mut gz = Gunzip::new(max_inflated);
+    gz.feed(bytes, &mut out)?;
+    gz.finish()?;
     Ok(out)
 }
 
-/// Length of a gzip member header (RFC 1952), validating what it can.
-fn header_len(b: &[u8]) -> Result<usize, &'static str> {
+/// What to reserve for a whole gzip file: the last member's trailer ISIZE is
+/// its inflated size (mod 2^32), so for the usual single member one buffer of
+/// the right size avoids doubling it (and the peak of old + new copies). Only
+/// a hint: bounded by deflate's maximum ratio (~1032:1) and the cap.
+pub fn inflated_size_hint(gz: &[u8], max_inflated: usize) -> usize {
+    let n = gz.len();
+    let isize = match n {
+        18.. => u32::from_le_bytes([gz[n - 4], gz[n - 3], gz[n - 2], gz[n - 1]]) as usize,
+        _ => 0,
+    };
+    isize
+        .min(n.saturating_mul(1032))
+        .saturating_add(1 << 16)
+        .max(n.saturating_mul(3))
+        .min(max_inflated)
+}
+
+/// Streaming gunzip (RFC 1952, members back to back): compressed bytes go in
+/// as they arrive, inflated bytes come out; only the inflate window and a few
+/// header bytes are kept.
+pub struct Gunzip {
+    stage: Stage,
+    inflate: Box<InflateState>,
+    /// Bytes of a header or trailer seen so far (they may straddle feeds).
+    pending: Vec<u8>,
+    /// Compressed bytes consumed, for error offsets.
+    offset: u64,
+    members: u64,
+    member_out: u64,
+    total_out: usize,
+    max: usize,
+    /// Inflate output lands here, then moves to the caller's buffer.
+    window: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// At the start or between members: a member header, or the end.
+    Header,
+    Body,
+    Trailer,
+    /// Zero padding after the last member, tolerated as gzip(1) does.
+    Padding,
+}
+
+/// Inflate output per call: big enough to amortize the calls.
+const WINDOW: usize = 1 << 16;
+
+impl Gunzip {
+    pub fn new(max_inflated: usize) -> Self {
+        Self {
+            stage: Stage::Header,
+            inflate: InflateState::new_boxed(DataFormat::Raw),
+            pending: Vec::new(),
+            offset: 0,
+            members: 0,
+            member_out: 0,
+            total_out: 0,
+            max: max_inflated,
+            window: vec![0; WINDOW],
+        }
+    }
+
+    /// Inflated bytes so far.
+    pub fn inflated(&self) -> usize {
+        self.total_out
+    }
+
+    fn corrupt(at: u64, reason: impl Into<String>) -> ContainerError {
+        ContainerError::CorruptGzip {
+            offset: at,
+            reason: reason.into(),
+        }
+    }
+
+    /// Inflates the next compressed bytes, appending what they hold to `out`.
+    pub fn feed(&mut self, mut input: &[u8], out: &mut Vec<u8>) -> Result<(), ContainerError> {
+        while !input.is_empty() {
+            let used = match self.stage {
+                Stage::Header => self.header(input)?,
+                Stage::Body => self.body(input, out)?,
+                Stage::Trailer => self.trailer(input)?,
+                Stage::Padding => match input.iter().position(|&b| b != 0) {
+                    None => input.len(),
+                    Some(i) => return Err(Self::corrupt(self.offset + i as u64, "bad gzip member header")),
+                },
+            };
+            if used == 0 && self.stage == Stage::Body {
+                return Err(Self::corrupt(self.offset, "invalid deflate data (no progress)"));
+            }
+            self.offset += used as u64;
+            input = &input[used..];
+        }
+        Ok(())
+    }
+
+    /// The input ended: anything but whole members is an error.
+    pub fn finish(&self) -> Result<(), ContainerError> {
+        match self.stage {
+            Stage::Header if self.pending.is_empty() && self.members > 0 => Ok(()),
+            Stage::Padding => Ok(()),
+            Stage::Header => Err(Self::corrupt(self.offset, "truncated gzip header")),
+            Stage::Body => Err(Self::corrupt(self.offset, "gzip stream ends early (truncated file)")),
+            Stage::Trailer => Err(Self::corrupt(self.offset, "missing gzip trailer")),
+        }
+    }
+
+    fn header(&mut self, input: &[u8]) -> Result<usize, ContainerError> {
+        if self.pending.is_empty() && input[0] == 0 && self.members > 0 {
+            self.stage = Stage::Padding;
+            return Ok(0);
+        }
+        let start = self.offset - self.pending.len() as u64;
+        let before = self.pending.len();
+        let take = input.len().min(HEADER_MAX - before);
+        self.pending.extend_from_slice(&input[..take]);
+        match header_len(&self.pending) {
+            Ok(Some(len)) => {
+                self.pending.clear();
+                self.stage = Stage::Body;
+                self.member_out = 0;
+                self.inflate.reset_as(MinReset);
+                Ok(len - before)
+            }
+            Ok(None) if self.pending.len() < HEADER_MAX => Ok(take),
+            Ok(None) => Err(Self::corrupt(start, "gzip header too long")),
+            Err(reason) => Err(Self::corrupt(start, reason)),
+        }
+    }
+
+    /// Inflates until the input is used up and nothing is left to flush, or the member ends.
+    fn body(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<usize, ContainerError> {
+        let mut used = 0;
+        loop {
+            let r = inflate(&mut self.inflate, &input[used..], &mut self.window, MZFlush::None);
+            used += r.bytes_consumed;
+            let written = r.bytes_written;
+            if self.total_out + written > self.max {
+                return Err(ContainerError::TooLarge { limit: self.max });
+            }
+            out.extend_from_slice(&self.window[..written]);
+            self.total_out += written;
+            self.member_out += written as u64;
+            match r.status {
+                Ok(MZStatus::StreamEnd) => {
+                    self.stage = Stage::Trailer;
+                    self.members += 1;
+                    return Ok(used);
+                }
+                // `Buf`: nothing to do without more input.
+                Ok(_) | Err(MZError::Buf) => {
+                    let stalled = r.bytes_consumed == 0 && written == 0;
+                    if stalled || (used == input.len() && written < WINDOW) {
+                        return Ok(used);
+                    }
+                }
+                Err(e) => {
+                    return Err(Self::corrupt(
+                        self.offset + used as u64,
+                        format!("invalid deflate data ({e:?})"),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn trailer(&mut self, input: &[u8]) -> Result<usize, ContainerError> {
+        let take = (8 - self.pending.len()).min(input.len());
+        self.pending.extend_from_slice(&input[..take]);
+        if self.pending.len() == 8 {
+            let t = &self.pending;
+            let isize = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+            if isize != self.member_out as u32 {
+                return Err(Self::corrupt(self.offset + take as u64 - 8, "gzip size check failed"));
+            }
+            self.pending.clear();
+            self.stage = Stage::Header;
+        }
+        Ok(take)
+    }
+}
+
+/// Longest member header we accept (name and comment included).
+const HEADER_MAX: usize = 64 * 1024;
+
+/// Length of a gzip member header (RFC 1952), `None` while it is incomplete.
+fn header_len(b: &[u8]) -> Result<Option<usize>, &'static str> {
     const FHCRC: u8 = 2;
     const FEXTRA: u8 = 4;
     const FNAME: u8 = 8;
     const FCOMMENT: u8 = 16;
-    if b.len() < 10 || b[..2] != GZIP_MAGIC {
+    if b.len() < 10 {
+        return if GZIP_MAGIC.iter().zip(b).all(|(m, c)| m == c) && b.get(2).is_none_or(|&m| m == 8) {
+            Ok(None)
+        } else {
+            Err("bad gzip member header")
+        };
+    }
+    if b[..2] != GZIP_MAGIC {
         return Err("bad gzip member header");
     }
     if b[2] != 8 {
@@ -149,72 +318,23 @@ fn header_len(b: &[u8]) -> Result<usize, &'static str> {
     let flags = b[3];
     let mut pos = 10;
     if flags & FEXTRA != 0 {
-        let len = b.get(pos..pos + 2).ok_or("truncated gzip header")?;
+        let Some(len) = b.get(pos..pos + 2) else {
+            return Ok(None);
+        };
         pos += 2 + u16::from_le_bytes([len[0], len[1]]) as usize;
     }
     for flag in [FNAME, FCOMMENT] {
         if flags & flag != 0 {
-            pos += 1 + b
-                .get(pos..)
-                .and_then(|r| r.iter().position(|&c| c == 0))
-                .ok_or("truncated gzip header")?;
+            match b.get(pos..).and_then(|r| r.iter().position(|&c| c == 0)) {
+                Some(n) => pos += n + 1,
+                None => return Ok(None),
+            }
         }
     }
     if flags & FHCRC != 0 {
         pos += 2;
     }
-    if pos > b.len() {
-        return Err("truncated gzip header");
-    }
-    Ok(pos)
-}
-
-enum InflateError {
-    TooLarge,
-    Corrupt(usize, String),
-}
-
-/// Inflates one raw deflate stream into `out`; returns the input bytes consumed.
-fn inflate_member(input: &[u8], out: &mut Vec<u8>, max: usize) -> Result<usize, InflateError> {
-    let mut state = DecompressorOxide::new();
-    let mut in_pos = 0;
-    loop {
-        let write_pos = out.len();
-        if write_pos >= max {
-            return Err(InflateError::TooLarge);
-        }
-        // Grow the window geometrically, but within the reserved capacity while
-        // there is some (no reallocation); decompress writes into out[write_pos..].
-        let spare = out.capacity() - write_pos;
-        let grow = write_pos.max(1 << 16);
-        let grow = if spare > 0 { grow.min(spare) } else { grow }.min(max - write_pos);
-        out.resize(write_pos + grow, 0);
-        let (status, consumed, written) = decompress(
-            &mut state,
-            &input[in_pos..],
-            out,
-            write_pos,
-            inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
-        );
-        in_pos += consumed;
-        out.truncate(write_pos + written);
-        match status {
-            TINFLStatus::Done => return Ok(in_pos),
-            TINFLStatus::HasMoreOutput => continue,
-            TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
-                return Err(InflateError::Corrupt(
-                    in_pos,
-                    "gzip stream ends early (truncated file)".into(),
-                ));
-            }
-            other => {
-                return Err(InflateError::Corrupt(
-                    in_pos,
-                    format!("invalid deflate data ({other:?})"),
-                ));
-            }
-        }
-    }
+    Ok((pos <= b.len()).then_some(pos))
 }
 
 #[cfg(test)]
@@ -236,6 +356,49 @@ mod tests {
         two.extend(gzip_member(b"world"));
         assert_eq!(&*raw_trace(&two, 1 << 20).unwrap(), b"TRC\0\x01hello world");
         assert_eq!(&*raw_trace(b"TRC\0\x01", 10).unwrap(), b"TRC\0\x01");
+    }
+
+    /// Feeds `gz` in pieces of `step` bytes.
+    fn gunzip_in_steps(gz: &[u8], step: usize) -> Result<Vec<u8>, ContainerError> {
+        let mut g = Gunzip::new(1 << 20);
+        let mut out = Vec::new();
+        for piece in gz.chunks(step) {
+            g.feed(piece, &mut out)?;
+        }
+        g.finish().map(|()| out)
+    }
+
+    #[test]
+    fn streaming_gives_the_same_bytes_whatever_the_pieces() {
+        // A member with a file name (a header longer than 10 bytes), then one
+        // more member, then zero padding.
+        let mut gz = gzip_member(b"TRC\0\x01first member ");
+        gz[3] = 8; // FNAME
+        gz.splice(10..10, b"segment.bin\0".iter().copied());
+        let big: Vec<u8> = (0..200_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        gz.extend(gzip_member(&big));
+        gz.extend([0, 0, 0]);
+        let whole = gunzip(&gz, 1 << 22).unwrap();
+        assert_eq!(whole.len(), 18 + big.len());
+        for step in [1, 2, 7, 10, 11, 4096, gz.len()] {
+            let mut g = Gunzip::new(1 << 22);
+            let mut out = Vec::new();
+            for piece in gz.chunks(step) {
+                g.feed(piece, &mut out).unwrap();
+            }
+            g.finish().unwrap();
+            assert!(out == whole, "step {step}");
+        }
+        // Cut anywhere inside the last member: finish says so.
+        let cut = &gz[..gz.len() - 20];
+        assert!(matches!(
+            gunzip_in_steps(cut, 3),
+            Err(ContainerError::CorruptGzip { .. })
+        ));
+        assert!(matches!(
+            gunzip_in_steps(&gz[..5], 1),
+            Err(ContainerError::CorruptGzip { .. })
+        ));
     }
 
     #[test]

@@ -6,3 +6,4 @@
 pub type FastMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
 pub type FastSet<K> = std::collections::HashSet<K, ahash::RandomState>;
 pub type FastIndexMap<K, V> = indexmap::IndexMap<K, V, ahash::RandomState>;
+pub type FastIndexSet<K> = indexmap::IndexSet<K, ahash::RandomState>;

@@ -158,7 +158,7 @@ impl Acc {
             d.poll_ns += ws.poll_ns;
         }
         merge_hist(&mut self.poll_durations, &p.poll_durations);
-        let remap = self.frames.absorb(&p.frames);
+        let remap = self.frames.absorb(std::mem::take(&mut p.frames));
         self.long_poll_count += p.long_poll_count;
         self.long_polls
             .extend(std::mem::take(&mut p.long_polls).into_iter().map(|mut lp| {

@@ -2,6 +2,7 @@
 //! same report out) into a `Report`.
 
 mod delays;
+mod file;
 mod memory;
 mod merge;
 mod options;
@@ -12,9 +13,10 @@ mod setup;
 mod stacks;
 mod workers;
 
+pub use file::{FileAnalysis, FileOutcome, analyze_file};
 pub use merge::Merger;
 pub use options::Options;
-pub use partial::{FileOutcome, Partial, analyze_file};
+pub use partial::Partial;
 
 /// `N` items picked evenly (indices floor(i × count / N)), always including the first; all when N ≥ count.
 pub fn sample_evenly<T: Clone>(items: &[T], n: usize) -> Vec<T> {

@@ -1,14 +1,11 @@
 //! One trace file → its `Partial`: the per-file half of `accumulateTrace`.
 
-use super::Options;
 use super::memory::MemoryPartial;
 use super::red_flags::{BusyPoll, FlagCounts, MANY_SPANS};
 use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains};
 use super::{delays, series, workers};
-use crate::container;
 use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::Histogram;
-use crate::report::FileError;
 use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable, WorkerEventKind};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -108,59 +105,6 @@ pub struct Partial {
     pub clock_anchor: Option<(u64, i64)>,
     pub incomplete: bool,
     pub flags: FlagCounts,
-}
-
-/// The result of analyzing one file: its partial (possibly from the events
-/// before a decode error) and the error, if any.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileOutcome {
-    pub partial: Partial,
-    pub error: Option<FileError>,
-    pub raw_bytes: u64,
-    pub events: u64,
-}
-
-/// Inflates, decodes and analyzes one `.bin` / `.bin.gz` file.
-pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
-    let raw = match container::raw_trace(bytes, opts.max_inflated_bytes) {
-        Ok(raw) => raw,
-        Err(e) => {
-            let error = FileError {
-                file: name.to_string(),
-                offset: e.offset(),
-                message: e.to_string(),
-            };
-            let partial = Partial {
-                file: name.to_string(),
-                ..Partial::default()
-            };
-            return FileOutcome {
-                partial,
-                error: Some(error),
-                raw_bytes: 0,
-                events: 0,
-            };
-        }
-    };
-    let raw_bytes = raw.len() as u64;
-    // The inflated bytes are dropped before the analysis allocates.
-    let (trace, failure) = trace::parse_trace(&raw);
-    drop(raw);
-    let error = failure.map(|f| FileError {
-        file: name.to_string(),
-        offset: Some(f.offset),
-        message: format!(
-            "trace decoding stopped at byte {}: {}; events before it are analyzed",
-            f.offset, f.message
-        ),
-    });
-    FileOutcome {
-        events: trace.runtime_events,
-        partial: Partial::from_trace(name, trace),
-        error,
-        raw_bytes,
-    }
 }
 
 fn stacks_of(trace: &ParsedTrace, idx: &[usize], symbolizer: &mut Symbolizer<'_>) -> Vec<Vec<FrameId>> {

@@ -4,7 +4,7 @@
 //! one table's ids into another's; frames become values again only in the
 //! report.
 
-use crate::hashing::{FastIndexMap, FastMap};
+use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
 use crate::report::{Frame, StackGroup};
 use crate::trace::SymbolTable;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -15,27 +15,29 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub struct FrameId(u32);
 
 /// Distinct frames by id. Stacks group by their symbols alone (the
-/// reference's key), so each frame also knows its symbol's class: the id of
-/// the first frame that had that symbol.
+/// reference's key), so each frame also knows its symbol's class.
 #[derive(Debug, Clone, Default)]
 pub struct FrameTable {
-    frames: Vec<Frame>,
-    ids: FastMap<Frame, FrameId>,
+    frames: FastIndexSet<Frame>,
     symbol_class: Vec<u32>,
-    classes: FastMap<String, u32>,
+    symbols: FastIndexSet<String>,
 }
 
 impl FrameTable {
     pub fn intern(&mut self, frame: &Frame) -> FrameId {
-        if let Some(&id) = self.ids.get(frame) {
-            return id;
+        if let Some(i) = self.frames.get_index_of(frame) {
+            return FrameId(i as u32);
         }
-        let id = FrameId(self.frames.len() as u32);
-        let class = *self.classes.entry(frame.symbol.clone()).or_insert(id.0);
-        self.frames.push(frame.clone());
-        self.symbol_class.push(class);
-        self.ids.insert(frame.clone(), id);
-        id
+        self.push(frame.clone())
+    }
+
+    fn push(&mut self, frame: Frame) -> FrameId {
+        let class = match self.symbols.get_index_of(&frame.symbol) {
+            Some(c) => c,
+            None => self.symbols.insert_full(frame.symbol.clone()).0,
+        };
+        self.symbol_class.push(class as u32);
+        FrameId(self.frames.insert_full(frame).0 as u32)
     }
 
     pub fn get(&self, id: FrameId) -> &Frame {
@@ -55,9 +57,22 @@ impl FrameTable {
         stack.iter().map(|id| self.symbol_class[id.0 as usize]).collect()
     }
 
-    /// Interns every frame of `other`; the result maps `other`'s ids to ours.
-    pub fn absorb(&mut self, other: &FrameTable) -> Remap {
-        Remap(other.frames.iter().map(|f| self.intern(f)).collect())
+    /// Takes in every frame of `other`; the result maps `other`'s ids to ours.
+    /// An empty table (a fold's first partial) takes `other` as it is.
+    pub fn absorb(&mut self, other: FrameTable) -> Remap {
+        if self.frames.is_empty() {
+            let identity = (0..other.frames.len() as u32).map(FrameId).collect();
+            *self = other;
+            return Remap(identity);
+        }
+        Remap(other.frames.into_iter().map(|f| self.intern_owned(f)).collect())
+    }
+
+    fn intern_owned(&mut self, frame: Frame) -> FrameId {
+        match self.frames.get_index_of(&frame) {
+            Some(i) => FrameId(i as u32),
+            None => self.push(frame),
+        }
     }
 }
 
@@ -79,10 +94,10 @@ impl Serialize for FrameTable {
 
 impl<'de> Deserialize<'de> for FrameTable {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let frames = Vec::<Frame>::deserialize(d)?;
         let mut table = FrameTable::default();
-        for f in &frames {
-            if table.intern(f).0 as usize != table.frames.len() - 1 {
+        for f in Vec::<Frame>::deserialize(d)? {
+            let at = table.frames.len();
+            if table.intern_owned(f).0 as usize != at {
                 return Err(serde::de::Error::custom("frame table lists a frame twice"));
             }
         }

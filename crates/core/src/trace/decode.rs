@@ -1,8 +1,9 @@
 //! `dial9-trace-format` frames → `ParsedTrace` (the reference parser's model).
 
 use super::model::*;
+use crate::container::TRACE_MAGIC;
 use crate::report::Frame;
-use dial9_trace_format::decoder::{Decoder, RawEvent};
+use dial9_trace_format::decoder::{DecodeError, Decoder, RawEvent};
 use dial9_trace_format::types::FieldValueRef;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -19,19 +20,152 @@ pub struct DecodeFailure {
 /// truncated stream yields the events before the damage plus the failure.
 pub fn parse_trace(raw: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
     let mut builder = Builder::default();
-    let Some(mut decoder) = Decoder::new(raw) else {
-        let failure = DecodeFailure {
-            offset: 0,
-            message: "not a dial9 trace (missing TRC\\0 magic)".into(),
+    let mut walk = Walk::default();
+    walk.advance(raw, true, &mut builder);
+    (builder.finish(), walk.failure)
+}
+
+/// `parse_trace` for bytes that arrive in pieces (a download, an inflater on
+/// another thread): each complete sub-stream is decoded as soon as it is in.
+#[derive(Default)]
+pub struct TraceParser {
+    raw: Vec<u8>,
+    builder: Builder,
+    walk: Walk,
+}
+
+impl TraceParser {
+    /// `capacity`: the expected raw size, when known (saves regrowing the buffer).
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            raw: Vec::with_capacity(capacity),
+            ..Self::default()
+        }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.extend(|raw| raw.extend_from_slice(bytes));
+    }
+
+    /// Lets `fill` append to the raw buffer in place (an inflater writing
+    /// straight into it), then decodes what became complete.
+    pub fn extend<R>(&mut self, fill: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        let r = fill(&mut self.raw);
+        self.walk.advance(&self.raw, false, &mut self.builder);
+        r
+    }
+
+    /// Raw bytes received so far.
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// Events decoded so far (for progress).
+    pub fn events(&self) -> u64 {
+        self.builder.events
+    }
+
+    /// No more bytes: decodes the rest and frees the raw buffer.
+    pub fn finish(mut self) -> (ParsedTrace, Option<DecodeFailure>) {
+        self.walk.advance(&self.raw, true, &mut self.builder);
+        drop(self.raw);
+        (self.builder.finish(), self.walk.failure)
+    }
+}
+
+/// Length of a stream header: the magic and a version byte.
+const HEADER: usize = 5;
+
+/// The walk over a trace's sub-streams. A file is many streams back to back,
+/// each starting with `TRC\0` + version (a reset of schemas, pools and the
+/// timestamp base); each is decoded by a fresh decoder as soon as it is
+/// complete. The magic can also occur inside a frame, so a cut there is only
+/// believed when the part before it decodes exactly to it: the sequential
+/// decoder would then stand on a frame boundary seeing a header. Otherwise the
+/// same start is decoded again with at least twice the length (the events
+/// already handed on are skipped), and at the end of the input whatever error
+/// remains is the file's.
+#[derive(Default)]
+struct Walk {
+    start: usize,
+    /// Events of the current sub-stream already given to the builder.
+    emitted: u64,
+    /// The next cut must lie at least this far from `start`.
+    min_len: usize,
+    /// No header candidate before this offset (past `start`).
+    searched: usize,
+    done: bool,
+    failure: Option<DecodeFailure>,
+}
+
+impl Walk {
+    fn advance(&mut self, raw: &[u8], complete: bool, builder: &mut Builder) {
+        if self.start == 0 && !self.done && (raw.len() >= HEADER || complete) && Decoder::new(raw).is_none() {
+            self.finish(0, "not a dial9 trace (missing TRC\\0 magic)".into());
+        }
+        while !self.done {
+            let Some(end) = self.next_cut(raw, complete) else {
+                return;
+            };
+            let (events, result) = decode_stream(&raw[self.start..end], self.emitted, builder);
+            self.emitted = self.emitted.max(events);
+            // Only a complete input is cut at its end.
+            let at_end = end == raw.len();
+            match result {
+                Ok(()) if at_end => self.done = true,
+                Ok(()) => {
+                    self.start = end;
+                    self.emitted = 0;
+                    self.min_len = 0;
+                }
+                Err(e) if at_end => self.finish(self.start + e.pos, e.message),
+                Err(_) => self.min_len = 2 * (end - self.start),
+            }
+        }
+    }
+
+    fn finish(&mut self, offset: usize, message: String) {
+        self.done = true;
+        self.failure = Some(DecodeFailure {
+            offset: offset as u64,
+            message,
+        });
+    }
+
+    /// Where the current sub-stream may end: the next header candidate far
+    /// enough from `start`, or the end of a complete input.
+    fn next_cut(&mut self, raw: &[u8], complete: bool) -> Option<usize> {
+        let from = (self.start + self.min_len.max(1)).max(self.searched).min(raw.len());
+        match memchr::memmem::find(&raw[from..], &TRACE_MAGIC) {
+            Some(i) if from + i + HEADER <= raw.len() => return Some(from + i),
+            Some(i) => self.searched = from + i,
+            None => self.searched = raw.len().saturating_sub(TRACE_MAGIC.len() - 1).max(from),
+        }
+        complete.then_some(raw.len())
+    }
+}
+
+/// Decodes one (supposed) sub-stream, handing the builder every event after the first `skip`.
+fn decode_stream(data: &[u8], skip: u64, builder: &mut Builder) -> (u64, Result<(), DecodeError>) {
+    let Some(mut decoder) = Decoder::new(data) else {
+        let e = DecodeError {
+            pos: 0,
+            message: "truncated stream header".into(),
         };
-        return (builder.finish(), Some(failure));
+        return (0, Err(e));
     };
-    let result = decoder.for_each_event(|ev| builder.event(&ev));
-    let failure = result.err().map(|e| DecodeFailure {
-        offset: e.pos as u64,
-        message: e.message,
+    let mut n = 0u64;
+    let result = decoder.for_each_event(|ev| {
+        if n >= skip {
+            builder.event(&ev);
+        }
+        n += 1;
     });
-    (builder.finish(), failure)
+    (n, result)
 }
 
 /// What an event means to the analysis, decided once per schema from its name.
@@ -123,6 +257,8 @@ fn plan<'p>(plans: &'p mut Vec<Option<Plan>>, ev: &RawEvent<'_, '_>) -> &'p mut 
 #[derive(Default)]
 struct Builder {
     trace: ParsedTrace,
+    /// Every event seen, of any kind.
+    events: u64,
     plans: Vec<Option<Plan>>,
     unknown_name: Option<StrId>,
 }
@@ -202,6 +338,7 @@ impl Builder {
     }
 
     fn event(&mut self, ev: &RawEvent<'_, '_>) {
+        self.events += 1;
         let f = Fields { ev };
         let ts = ev.timestamp_ns;
         let kind = plan(&mut self.plans, ev).kind;

@@ -7,7 +7,7 @@ mod model;
 mod spans;
 mod symbols;
 
-pub use decode::{DecodeFailure, parse_trace};
+pub use decode::{DecodeFailure, TraceParser, parse_trace};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
 pub use symbols::{SymbolEntry, SymbolTable};

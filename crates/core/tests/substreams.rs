@@ -1,0 +1,161 @@
+//! A trace file is many streams back to back; the parser decodes each one as
+//! soon as it is complete, in pieces or whole, and must agree with dial9's own
+//! sequential decoder, even when the header magic shows up inside a frame.
+
+mod common;
+
+use d9lens_core::analysis::{FileAnalysis, FileOutcome, Partial, analyze_file};
+use d9lens_core::trace::{ParsedTrace, TraceParser, parse_trace};
+use dial9_trace_format::decoder::Decoder;
+use dial9_trace_format::encoder::Encoder;
+use dial9_trace_format::schema::FieldDef;
+use dial9_trace_format::types::{FieldType, FieldValue};
+
+/// One stream: task spawns with the given spawn locations, then terminations.
+fn stream(spawns: &[(u64, &str)], terminations: &[u64]) -> Vec<u8> {
+    let mut enc = Encoder::new();
+    let spawn = enc
+        .register_schema(
+            "TaskSpawnEvent",
+            vec![
+                FieldDef::new("task_id", FieldType::Varint),
+                FieldDef::new("spawn_loc", FieldType::String),
+            ],
+        )
+        .unwrap();
+    let terminate = enc
+        .register_schema("TaskTerminateEvent", vec![FieldDef::new("task_id", FieldType::Varint)])
+        .unwrap();
+    let mut ts = 1_000;
+    for &(task, loc) in spawns {
+        ts += 10;
+        let values = [FieldValue::Varint(task), FieldValue::String(loc.into())];
+        enc.write_event(&spawn, ts, &values).unwrap();
+    }
+    for &task in terminations {
+        ts += 10;
+        enc.write_event(&terminate, ts, &[FieldValue::Varint(task)]).unwrap();
+    }
+    enc.finish()
+}
+
+/// Three streams; strings of the first carry the header magic mid-frame,
+/// once with its version byte and once right at a frame's end.
+fn tricky_trace() -> Vec<u8> {
+    let mut raw = stream(&[(1, "src/a.rs:1:1"), (2, "evil TRC\0\x01 inside"), (3, "xTRC\0")], &[]);
+    raw.extend(stream(&[], &[2]));
+    raw.extend(stream(&[(4, "src/d.rs:4:4")], &[1, 3]));
+    raw
+}
+
+fn partial_json(trace: ParsedTrace) -> String {
+    serde_json::to_string(&Partial::from_trace("t.bin", trace)).unwrap()
+}
+
+fn streamed(raw: &[u8], piece: usize) -> ParsedTrace {
+    let mut p = TraceParser::default();
+    for chunk in raw.chunks(piece) {
+        p.push(chunk);
+    }
+    let (trace, failure) = p.finish();
+    assert_eq!(failure, None, "piece {piece}");
+    trace
+}
+
+fn sequential_event_count(raw: &[u8]) -> u64 {
+    let mut n = 0;
+    Decoder::new(raw).unwrap().for_each_event(|_| n += 1).unwrap();
+    n
+}
+
+#[test]
+fn magic_inside_a_frame_is_not_a_stream_boundary() {
+    let raw = tricky_trace();
+    assert_eq!(sequential_event_count(&raw), 7);
+    let (trace, failure) = parse_trace(&raw);
+    assert_eq!(failure, None);
+    let locs: Vec<(u64, &str)> = trace
+        .task_spawn_locs
+        .iter()
+        .map(|(&t, &l)| (t, trace.spawn_loc(l).unwrap()))
+        .collect();
+    assert_eq!(
+        locs,
+        [
+            (1, "src/a.rs:1:1"),
+            (2, "evil TRC\0\x01 inside"),
+            (3, "xTRC\0"),
+            (4, "src/d.rs:4:4")
+        ]
+    );
+    let ended: Vec<u64> = trace.task_terminate_times.keys().copied().collect();
+    assert_eq!(ended, [2, 1, 3]);
+    // Any piece size gives the same trace, down to single bytes.
+    let whole = partial_json(trace);
+    for piece in [1, 2, 3, 5, 8, 13, 64, raw.len()] {
+        assert_eq!(partial_json(streamed(&raw, piece)), whole, "piece {piece}");
+    }
+}
+
+#[test]
+fn a_damaged_stream_stops_where_the_sequential_decoder_stops() {
+    let mut raw = tricky_trace();
+    // An unknown frame tag right after the first stream's schemas and spawns.
+    let second = stream(&[], &[2]);
+    let at = raw.len() - second.len() - stream(&[(4, "src/d.rs:4:4")], &[1, 3]).len();
+    raw.insert(at, 0x7f);
+    let (trace, failure) = parse_trace(&raw);
+    let failure = failure.expect("the bad tag is reported");
+    assert_eq!(failure.offset, at as u64);
+    assert_eq!(trace.task_spawn_locs.len(), 3, "the events before the damage are kept");
+    assert!(trace.task_terminate_times.is_empty(), "nothing after the damage");
+    let mut p = TraceParser::default();
+    for chunk in raw.chunks(7) {
+        p.push(chunk);
+    }
+    assert_eq!(p.finish().1, Some(failure));
+}
+
+#[test]
+fn fixtures_parse_the_same_in_pieces_as_whole() {
+    for rel in ["blocking.bin", "rotation/trace.1.bin"] {
+        let raw = common::read(rel);
+        let (trace, failure) = parse_trace(&raw);
+        assert_eq!(failure, None, "{rel}");
+        let whole = partial_json(trace);
+        for piece in [4096, 65_536 + 7] {
+            assert_eq!(partial_json(streamed(&raw, piece)), whole, "{rel} in pieces of {piece}");
+        }
+    }
+}
+
+#[test]
+fn a_download_in_pieces_gives_the_same_outcome_as_the_whole_file() {
+    let opts = common::reference();
+    let rel = "s3-bucket/version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-23/boot=qghy-22982/1796047550-1.bin.gz";
+    let gz = common::read(rel);
+    let json = |o: &FileOutcome| serde_json::to_string(o).unwrap();
+    let whole = analyze_file("seg.bin.gz", &gz, &opts);
+    assert!(whole.error.is_none() && whole.events > 40_000, "{:?}", whole.error);
+    for (piece, hint) in [(1000, 0), (16_384 + 3, 0), (gz.len(), 1 << 20)] {
+        let mut file = FileAnalysis::new("seg.bin.gz", &opts, hint);
+        for chunk in gz.chunks(piece) {
+            file.push(chunk);
+        }
+        if piece < gz.len() {
+            assert!(file.events() > 0, "events are decoded while bytes arrive");
+        }
+        assert_eq!(json(&file.finish()), json(&whole), "pieces of {piece}");
+    }
+    // Cut short: the gzip error, with nothing analyzed (as for the whole cut file).
+    let cut = &gz[..gz.len() / 2];
+    let mut file = FileAnalysis::new("seg.bin.gz", &opts, 0);
+    for chunk in cut.chunks(777) {
+        file.push(chunk);
+    }
+    assert!(file.raw_bytes() > 0, "the first half inflates as it arrives");
+    let streamed = file.finish();
+    assert_eq!(json(&streamed), json(&analyze_file("seg.bin.gz", cut, &opts)));
+    let err = streamed.error.expect("a truncated gzip is an error");
+    assert!(err.message.contains("gzip"), "{}", err.message);
+}
