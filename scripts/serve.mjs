@@ -1,6 +1,7 @@
 // A small static file server for the built page (dist/): GET/HEAD only, no
 // directory listing, correct MIME types (.wasm must be application/wasm).
-// Used by `scripts/run.sh` and the end-to-end tests.
+// Used by `scripts/run.sh`, the end-to-end tests and the browser benchmarks,
+// which also take their Chromium flags from here.
 //
 //   node scripts/serve.mjs DIR [PORT]
 import http from 'node:http';
@@ -19,6 +20,22 @@ const MIME = {
   '.png': 'image/png',
   '.ico': 'image/x-icon',
 };
+
+/** Headless Chromium flags: off the (closed) network, light on a shared 2-core machine. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/** The Chromium binary (Debian's; never one downloaded by playwright). */
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /** Serves `dir` on 127.0.0.1:`port` (0 = any free port); resolves to the server. */
 export function serveDir(dir, port = 0) {

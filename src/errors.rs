@@ -36,7 +36,7 @@ fn error_view(error: FileError) -> impl IntoView {
     let offset = error.offset.map(|o| format!("at byte {}", grouped(o as i64)));
     let file = error.file.clone();
     view! {
-        <li data-testid="error" data-file=file>
+        <li data-testid="error" data-file=file data-offset=error.offset.map(|o| o.to_string())>
             <span class="error-file">{error.file}</span>
             {offset.map(|o| view! { <span class="error-offset">{o}</span> })}
             <span class="error-message">{error.message}</span>

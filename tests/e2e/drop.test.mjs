@@ -9,85 +9,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveDir } from '../../scripts/serve.mjs';
+import { REPORT_TIMEOUT, assertClean, dropFiles, fixtures, openPage as open, out, startBrowser } from './browser.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-const dist = path.join(root, 'dist');
-const fixtures = path.join(root, 'tests/fixtures');
-const out = path.join(here, 'out');
-
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-// Keep Chromium off the (closed) network and light on a shared 2-core machine.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-const REPORT_TIMEOUT = 90_000;
-
-let server;
-let baseUrl;
-let context;
-let profileDir;
+let browser;
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(dist, 'index.html')), 'dist/ is missing: run `trunk build --release` first');
-  fs.mkdirSync(out, { recursive: true });
-  server = await serveDir(dist);
-  baseUrl = `http://127.0.0.1:${server.address().port}/`;
-  profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-e2e-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  browser = await startBrowser();
 });
 
 after(async () => {
-  await context?.close();
-  await new Promise((r) => (server ? server.close(r) : r()));
-  if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
+  await browser?.close();
 });
 
-/** Opens the page and records what would show up in its console as a problem. */
-async function openPage() {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || /Content.Security.Policy/i.test(msg.text())) {
-      problems.push(`console ${msg.type()}: ${msg.text()}`);
-    }
-  });
-  await page.goto(baseUrl);
-  await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
-  // Record CSP violations from the page itself too.
-  await page.evaluate(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
-    );
-  });
-  return { page, problems };
-}
-
-async function assertClean(page, problems) {
-  const csp = await page.evaluate(() => window.__cspViolations);
-  assert.deepEqual(csp, [], 'no Content-Security-Policy violations');
-  assert.deepEqual(problems, [], 'no errors in the console');
-}
+const openPage = () => open(browser.context, browser.baseUrl);
 
 async function text(page, selector) {
   return (await page.locator(selector).first().textContent())?.trim();
@@ -106,24 +41,6 @@ async function assertBlockingReport(page) {
   assert.equal(await text(page, '[data-testid=summary-duration]'), '5309.5ms');
   assert.equal(await text(page, '[data-testid=summary-events]'), '25,114');
   assert.equal(await page.locator('[data-testid=long-poll-row]').count(), 10);
-}
-
-/** Drops files on the page the way a browser does: a `drop` event carrying a DataTransfer. */
-async function dropFiles(page, files) {
-  const payload = files.map(({ name, bytes }) => ({ name, b64: Buffer.from(bytes).toString('base64') }));
-  await page.evaluate((files) => {
-    const dt = new DataTransfer();
-    for (const { name, b64 } of files) {
-      const bin = atob(b64);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
-    }
-    const target = document.querySelector('main') ?? document.body;
-    target.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    target.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    target.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, payload);
 }
 
 const blocking = () => fs.readFileSync(path.join(fixtures, 'blocking.bin'));
