@@ -323,36 +323,46 @@ fn setup(trace: &ParsedTrace) -> SetupPartial {
 }
 
 /// Polls that ran more than `MANY_SPANS` spans of their own task.
+/// One task's polls (start, end) on each worker it ran on, each list in order.
+type TaskPolls = Vec<(u64, Vec<(u64, u64)>)>;
+
 fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines) -> Vec<BusyPoll> {
-    let mut polls_by_task: FastMap<u64, Vec<(u64, u64, u64)>> = FastMap::default();
+    let mut polls_by_task: FastMap<u64, TaskPolls> = FastMap::default();
     for (&w, wt) in &tl.workers {
         for poll in wt.polls.iter().filter(|p| p.task_id != 0) {
-            polls_by_task
-                .entry(poll.task_id)
-                .or_default()
-                .push((poll.start, poll.end, w));
+            let lists = polls_by_task.entry(poll.task_id).or_default();
+            if lists.last().is_none_or(|l| l.0 != w) {
+                lists.push((w, Vec::new()));
+            }
+            lists.last_mut().expect("just pushed").1.push((poll.start, poll.end));
         }
     }
-    for v in polls_by_task.values_mut() {
-        v.sort_unstable();
-    }
+    // The task's last poll starting at or before `ts`, over all workers.
+    let poll_at = |lists: &TaskPolls, ts: u64| {
+        lists
+            .iter()
+            .filter_map(|(w, polls)| {
+                let i = polls.partition_point(|p| p.0 <= ts).checked_sub(1)?;
+                Some((polls[i].0, polls[i].1, *w))
+            })
+            .max_by_key(|p| p.0)
+    };
     let mut counts: FastMap<(u64, u64, u64), u64> = FastMap::default();
     for span in &spans.spans {
-        let Some(polls) = span
+        let Some((task, lists)) = span
             .task_id
-            .and_then(|t| polls_by_task.get(&t.get()).map(|p| (t.get(), p)))
+            .and_then(|t| polls_by_task.get(&t.get()).map(|l| (t.get(), l)))
         else {
             continue;
         };
         let mut seen = None;
         for seg in spans.segments(span) {
-            let i = polls.1.partition_point(|p| p.0 <= seg.0);
-            let Some(&(start, end, w)) = i.checked_sub(1).map(|i| &polls.1[i]) else {
+            let Some((start, end, w)) = poll_at(lists, seg.0) else {
                 continue;
             };
             if seg.1 <= end && seen != Some(start) {
                 seen = Some(start);
-                *counts.entry((polls.0, start, w)).or_default() += 1;
+                *counts.entry((task, start, w)).or_default() += 1;
             }
         }
     }

@@ -111,6 +111,9 @@ impl Walk {
             let Some(end) = self.next_cut(raw, complete) else {
                 return;
             };
+            // A first try ends at the first candidate: no header inside, so one
+            // decoder sees one sub-stream, where a type id names one schema.
+            builder.new_stream(self.min_len == 0);
             let (events, result) = decode_stream(&raw[self.start..end], self.emitted, builder);
             self.emitted = self.emitted.max(events);
             // Only a complete input is cut at its end.
@@ -237,21 +240,36 @@ struct Plan {
     projection: Option<(usize, Option<Projection>)>,
 }
 
-/// The plan for this event's type id, made anew when the id now names another schema.
-fn plan<'p>(plans: &'p mut Vec<Option<Plan>>, ev: &RawEvent<'_, '_>) -> &'p mut Plan {
-    let id = ev.type_id.0 as usize;
-    if plans.len() <= id {
-        plans.resize_with(id + 1, || None);
+/// The plans of one decoder's type ids.
+#[derive(Default)]
+struct Plans {
+    by_id: Vec<Option<Plan>>,
+    /// The decoder sees a single sub-stream: a type id never changes schema.
+    single_stream: bool,
+}
+
+impl Plans {
+    /// The plan for this event's type id, made anew when the id now names
+    /// another schema (possible only across sub-streams).
+    fn get(&mut self, ev: &RawEvent<'_, '_>) -> &mut Plan {
+        let id = ev.type_id.0 as usize;
+        if self.by_id.len() <= id {
+            self.by_id.resize_with(id + 1, || None);
+        }
+        let slot = &mut self.by_id[id];
+        let stale = match slot {
+            None => true,
+            Some(p) => !self.single_stream && *p.name != *ev.name,
+        };
+        if stale {
+            *slot = Some(Plan {
+                name: ev.name.into(),
+                kind: Kind::of(ev.name),
+                projection: None,
+            });
+        }
+        slot.as_mut().expect("just filled")
     }
-    let slot = &mut plans[id];
-    if slot.as_ref().is_none_or(|p| *p.name != *ev.name) {
-        *slot = Some(Plan {
-            name: ev.name.into(),
-            kind: Kind::of(ev.name),
-            projection: None,
-        });
-    }
-    slot.as_mut().expect("just filled")
 }
 
 #[derive(Default)]
@@ -259,7 +277,7 @@ struct Builder {
     trace: ParsedTrace,
     /// Every event seen, of any kind.
     events: u64,
-    plans: Vec<Option<Plan>>,
+    plans: Plans,
     unknown_name: Option<StrId>,
 }
 
@@ -324,6 +342,15 @@ fn as_u64(v: &FieldValueRef<'_>) -> Option<u64> {
 }
 
 impl Builder {
+    /// A new decoder starts: its type ids are its own.
+    fn new_stream(&mut self, single_stream: bool) {
+        self.plans = Plans {
+            by_id: std::mem::take(&mut self.plans.by_id),
+            single_stream,
+        };
+        self.plans.by_id.clear();
+    }
+
     fn spawn_loc(&mut self, f: &Fields<'_, '_, '_>) -> Option<StrId> {
         let loc = f.str("spawn_loc").filter(|s| !s.is_empty())?;
         Some(self.trace.strings.intern(&loc))
@@ -341,7 +368,7 @@ impl Builder {
         self.events += 1;
         let f = Fields { ev };
         let ts = ev.timestamp_ns;
-        let kind = plan(&mut self.plans, ev).kind;
+        let kind = self.plans.get(ev).kind;
         let t = &mut self.trace;
         if matches!(
             kind,
@@ -496,7 +523,7 @@ impl Builder {
 
     fn single_event_span(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
         let annotations = f.ev.schema.annotations().len();
-        let plan = plan(&mut self.plans, f.ev);
+        let plan = self.plans.get(f.ev);
         if plan.projection.as_ref().is_none_or(|(n, _)| *n != annotations) {
             plan.projection = Some((annotations, Projection::compile(f.ev)));
         }

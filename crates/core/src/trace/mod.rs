@@ -6,6 +6,7 @@ mod decode;
 mod model;
 mod spans;
 mod symbols;
+mod time_order;
 
 pub use decode::{DecodeFailure, TraceParser, parse_trace};
 pub use model::*;

@@ -2,6 +2,7 @@
 //! as the reference's `buildSpanData` does it for the report.
 
 use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
+use super::time_order::sort_by_time;
 use crate::hashing::{FastIndexMap, FastMap};
 use indexmap::IndexMap;
 use std::num::NonZeroU64;
@@ -61,14 +62,14 @@ struct Record {
 }
 
 pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
-    // Stable by time; sorting positions keeps the events themselves in place.
-    let mut order: Vec<u32> = (0..events.len() as u32).collect();
-    order.sort_by_key(|&i| events[i as usize].ts);
+    // Stable by time, leaving the events in place.
+    let mut order: Vec<(u64, u32)> = events.iter().enumerate().map(|(i, e)| (e.ts, i as u32)).collect();
+    sort_by_time(&mut order);
     // An open enter always has its record: only an enter opens, only a close drops both.
     let mut open: FastMap<u64, u64> = FastMap::default();
     let mut records: FastIndexMap<u64, Record> = FastIndexMap::default();
     let mut out = Spans::default();
-    for e in order.into_iter().map(|i| &events[i as usize]) {
+    for e in order.into_iter().map(|(_, i)| &events[i as usize]) {
         match e.event {
             SpanEvent::Single { name, start, end } => out.spans.push(Span {
                 name,
@@ -111,6 +112,11 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
     for (_, rec) in records {
         out.finalize(rec);
     }
-    out.spans.sort_by_key(|s| s.start);
+    let mut by_start: Vec<(u64, u32)> = out.spans.iter().enumerate().map(|(i, s)| (s.start, i as u32)).collect();
+    sort_by_time(&mut by_start);
+    out.spans = by_start
+        .into_iter()
+        .map(|(_, i)| out.spans[i as usize].clone())
+        .collect();
     out
 }
