@@ -1,9 +1,10 @@
 //! Arbitrary bytes → the whole per-file path: container detection (raw or
 //! gzip, inflation capped), decode, analysis, merge, finish, text render and
-//! JSON serialization. Any panic, abort or OOM is a bug.
+//! JSON serialization. Any panic, abort or OOM is a bug, and so is a
+//! different outcome when the same bytes arrive in pieces (a download).
 #![no_main]
 
-use d9lens_core::analysis::{Merger, Options, analyze_file};
+use d9lens_core::analysis::{FileAnalysis, Merger, Options, analyze_file};
 use d9lens_core::report::text;
 use libfuzzer_sys::fuzz_target;
 
@@ -18,6 +19,15 @@ fuzz_target!(|data: &[u8]| {
             max_inflated_bytes: MAX_INFLATED,
         };
         let outcome = analyze_file("fuzz.bin", data, &opts);
+        let mut pieces = FileAnalysis::new("fuzz.bin", &opts, 0);
+        for piece in data.chunks(data.len() % 61 + 1) {
+            pieces.push(piece);
+        }
+        assert_eq!(
+            serde_json::to_string(&pieces.finish()).unwrap(),
+            serde_json::to_string(&outcome).unwrap(),
+            "the same bytes in pieces give another outcome"
+        );
         if let Some(err) = &outcome.error {
             assert_eq!(err.file, "fuzz.bin");
             assert!(!err.message.is_empty());
