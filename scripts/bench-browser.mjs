@@ -1,46 +1,200 @@
-// Browser timing harness: time to report for the demo trace (4.2 MB gzip,
-// 12.3 MB raw, ~570k events) in the built page, in headless Chromium.
+// Browser benchmarks of the built page (dist/, from `trunk build --release`) in
+// headless Chromium. Measurements, not tests: they print numbers and pass.
 //
-//   trunk build --release && node scripts/bench-browser.mjs [RUNS=5]
+//   node scripts/bench-browser.mjs demo [RUNS=5]
+//       time to report for the demo trace (4.2 MB gzip, 12.3 MB raw, ~570k
+//       events): click "Open the demo trace", wait for the summary section.
 //
-// Each run opens a fresh page, clicks "Open the demo trace" and waits for the
-// summary section; the page's own marks (performance.now() deltas measured by
-// the page, if present) are printed next to the wall-clock time seen here.
+//   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
+//       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
+//       × 20 hosts, two boots each, busy and quiet hosts) served as ListObjectsV2
+//       pages of 1000 by a local S3-shaped listing server (signatures are not
+//       checked: this measures listing, not signing). The page fetches every
+//       page; the catalog worker parses and catalogues each one and summarizes
+//       the bucket. Printed: wall time to the rendered summary, the worker's own
+//       time (pages, last summary), and the page's main-thread long tasks while
+//       the listing streamed in (how responsive the page stayed).
 import os from 'node:os';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { serveDir } from './serve.mjs';
+import { CHROMIUM, CHROMIUM_ARGS, serveDir } from './serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const runs = Number(process.argv[2] ?? 5);
-const server = await serveDir(path.join(root, 'dist'));
-const url = `http://127.0.0.1:${server.address().port}/`;
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-});
-const times = [];
-for (let i = 0; i < runs; i++) {
-  const page = await context.newPage();
-  await page.goto(url);
-  await page.waitForSelector('[data-testid=open-demo]');
-  // Let the worker pool load its wasm before the clock starts.
-  await page.waitForTimeout(1500);
-  const t0 = Date.now();
-  await page.click('[data-testid=open-demo]');
-  await page.waitForSelector('[data-testid=section-summary]', { timeout: 120_000 });
-  const ms = Date.now() - t0;
-  times.push(ms);
-  console.log(`run ${i + 1}: ${ms} ms to report`);
-  await page.close();
+const [mode = 'demo', ...args] = process.argv.slice(2);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function withBrowser(run) {
+  const server = await serveDir(path.join(root, 'dist'));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-bench-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    await run(context, url);
+  } finally {
+    await context.close();
+    server.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
 }
-times.sort((a, b) => a - b);
-console.log(`median time to report (demo-trace.bin, ${runs} runs): ${times[Math.floor(runs / 2)]} ms`);
-await context.close();
-server.close();
-fs.rmSync(profile, { recursive: true, force: true });
+
+async function demo(runs) {
+  await withBrowser(async (context, url) => {
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForSelector('[data-testid=open-demo]');
+      // Let the worker pool load its wasm before the clock starts.
+      await page.waitForTimeout(1500);
+      const t0 = Date.now();
+      await page.click('[data-testid=open-demo]');
+      await page.waitForSelector('[data-testid=section-summary]', { timeout: 120_000 });
+      const ms = Date.now() - t0;
+      times.push(ms);
+      console.log(`run ${i + 1}: ${ms} ms to report`);
+      await page.close();
+    }
+    console.log(`median time to report (demo-trace.bin, ${runs} runs): ${median(times)} ms`);
+  });
+}
+
+/** `count` segment keys in S3's (lexicographic) listing order, with sizes. */
+function generateBucket(count) {
+  const SERVICES = 10;
+  const HOSTS = 20;
+  const hosts = SERVICES * HOSTS;
+  const perHost = Math.ceil(count / hosts);
+  const start = Date.UTC(2026, 10, 30, 8, 0, 0) / 1000;
+  const objects = [];
+  for (let i = 0; i < count; i++) {
+    const h = i % hosts;
+    const n = Math.floor(i / hosts);
+    const service = `svc-${h % SERVICES}`;
+    const host = Math.floor(h / SERVICES);
+    const instance = `ip-10-0-${host % 4}-${10 + host}`;
+    // A restart halfway: a second boot, a minute after the first one's last segment.
+    const second = n >= perHost / 2;
+    const boot = `${second ? 'bbbb' : 'aaaa'}-${20000 + h}`;
+    const index = second ? n - Math.ceil(perHost / 2) : n;
+    const epoch = start + n * 15 + (second ? 60 : 0);
+    const at = new Date(epoch * 1000);
+    const date = at.toISOString().slice(0, 10);
+    const time = at.toISOString().slice(11, 16).replace(':', '');
+    const busy = host % 5 === 0;
+    const size = (busy ? 1_000_000 : 60_000) + ((i * 7919) % 50_000);
+    objects.push({
+      key: `version=1/date=${date}/service=${service}/time=${time}/instance=${instance}/boot=${boot}/${epoch}-${index}.bin.gz`,
+      size,
+      modified: new Date((epoch + 15) * 1000).toISOString(),
+      etag: `"${(i * 2654435761 >>> 0).toString(16).padStart(8, '0')}${'0'.repeat(24)}"`,
+    });
+  }
+  return objects.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** Serves `objects` as bucket `bench`: ListObjectsV2 with max-keys and continuation tokens, CORS for any origin. */
+function listingServer(objects) {
+  const srv = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://bench');
+    const cors = {
+      'Access-Control-Allow-Origin': req.headers.origin ?? '*',
+      'Access-Control-Expose-Headers': 'ETag, Content-Length, Date, x-amz-request-id, x-amz-bucket-region',
+    };
+    if (url.searchParams.get('list-type') !== '2') {
+      res.writeHead(404, cors);
+      return res.end();
+    }
+    const maxKeys = Math.min(1000, Number(url.searchParams.get('max-keys') ?? 1000));
+    const from = Number(url.searchParams.get('continuation-token') ?? 0);
+    const page = objects.slice(from, from + maxKeys);
+    const next = from + page.length < objects.length ? String(from + page.length) : null;
+    const contents = page
+      .map((o) => `<Contents><Key>${o.key}</Key><LastModified>${o.modified}</LastModified><ETag>${o.etag.replaceAll('"', '&quot;')}</ETag><Size>${o.size}</Size><StorageClass>STANDARD</StorageClass></Contents>`)
+      .join('');
+    const body =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+      `<Name>bench</Name><Prefix></Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys>` +
+      `<IsTruncated>${next !== null}</IsTruncated>${next !== null ? `<NextContinuationToken>${next}</NextContinuationToken>` : ''}` +
+      `${contents}</ListBucketResult>`;
+    res.writeHead(200, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body), Date: new Date().toUTCString(), ...cors });
+    res.end(body);
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
+}
+
+async function listing(keys, runs) {
+  const objects = generateBucket(keys);
+  const s3 = await listingServer(objects);
+  const endpoint = `http://127.0.0.1:${s3.address().port}`;
+  const results = [];
+  await withBrowser(async (context, url) => {
+    for (let i = 0; i < runs; i++) {
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForSelector('[data-testid=s3-connect]');
+      await page.waitForTimeout(1500);
+      await page.evaluate(() => {
+        // Main-thread tasks over 50 ms (what makes a page feel stuck), and the longest gap between frames.
+        window.__long = [];
+        new PerformanceObserver((list) => window.__long.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
+        window.__maxFrameGap = 0;
+        let last = performance.now();
+        const tick = (now) => {
+          window.__maxFrameGap = Math.max(window.__maxFrameGap, now - last);
+          last = now;
+          if (!window.__stopFrames) requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      });
+      await page.fill('[data-testid=s3-endpoint]', endpoint);
+      await page.fill('[data-testid=s3-bucket]', 'bench');
+      await page.fill('[data-testid=s3-region]', 'us-east-1');
+      await page.fill('[data-testid=s3-access-key]', 'AKIDBENCHMARK');
+      await page.fill('[data-testid=s3-secret-key]', 'bench-secret');
+      await page.fill('[data-testid=s3-max-keys]', '1000');
+      const t0 = Date.now();
+      await page.click('[data-testid=s3-connect]');
+      await page.locator('[data-testid=discovery][data-done=true]').waitFor({ timeout: 600_000 });
+      await page.locator('[data-testid=host]').first().waitFor();
+      const wallMs = Date.now() - t0;
+      const status = page.locator('[data-testid=listing-status]');
+      const r = {
+        wallMs,
+        listingMs: Number(await status.getAttribute('data-elapsed-ms')),
+        workerPagesMs: Number(await status.getAttribute('data-worker-pages-ms')),
+        workerSummaryMs: Number(await status.getAttribute('data-worker-summary-ms')),
+        text: (await status.textContent()).trim(),
+        ...(await page.evaluate(() => {
+          window.__stopFrames = true;
+          const long = window.__long;
+          return { longTasks: long.length, longestTaskMs: Math.max(0, ...long), longTasksMs: long.reduce((a, b) => a + b, 0), maxFrameGapMs: window.__maxFrameGap };
+        })),
+        hostsShown: await page.locator('[data-testid=host]').count(),
+      };
+      results.push(r);
+      console.log(
+        `run ${i + 1}: ${r.text}; wall ${r.wallMs} ms to the rendered summary; worker: pages ${r.workerPagesMs.toFixed(0)} ms, ` +
+          `summary ${r.workerSummaryMs.toFixed(0)} ms; main thread: ${r.longTasks} long tasks (longest ${r.longestTaskMs.toFixed(0)} ms, ` +
+          `total ${r.longTasksMs.toFixed(0)} ms), longest frame gap ${r.maxFrameGapMs.toFixed(0)} ms; ${r.hostsShown} hosts shown`,
+      );
+      await page.close();
+    }
+  });
+  s3.close();
+  const m = (k) => median(results.map((r) => r[k])).toFixed(0);
+  console.log(
+    `median of ${runs} (${keys} keys, pages of 1000): wall ${m('wallMs')} ms, worker pages ${m('workerPagesMs')} ms, ` +
+      `worker summary ${m('workerSummaryMs')} ms, longest main-thread task ${m('longestTaskMs')} ms, longest frame gap ${m('maxFrameGapMs')} ms`,
+  );
+}
+
+if (mode === 'demo') await demo(Number(args[0] ?? 5));
+else if (mode === 'listing') await listing(Number(args[0] ?? 100_000), Number(args[1] ?? 3));
+else {
+  console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS]');
+  process.exit(2);
+}

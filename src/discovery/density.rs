@@ -42,42 +42,67 @@ pub fn bin(buckets: &[DensityBucket], from: u64, to: u64, max_bins: usize) -> Ve
     bins
 }
 
+/// The CSS class of a bar.
+fn class(load: Option<Load>) -> &'static str {
+    match load {
+        Some(Load::Busy) => "d-busy",
+        Some(Load::Quiet) => "d-quiet",
+        _ => "d-empty",
+    }
+}
+
+/// The SVG path of `bins`' bars of one `class` (in a 100 × 20 box).
+fn bars_path(bins: &[Bin], max: f64, of: &str) -> String {
+    let n = bins.len().max(1) as f64;
+    let width = (100.0 / n * 0.85).max(0.4);
+    let mut d = String::new();
+    for (i, b) in bins
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.bytes > 0 && class(b.load) == of)
+    {
+        // Square-root scale: a quiet minute stays visible next to a busy one.
+        let h = (b.bytes as f64 / max).sqrt() * 18.0 + 2.0;
+        d.push_str(&format!(
+            "M{:.2} {:.2}h{width:.2}v{h:.2}h-{width:.2}z",
+            i as f64 * 100.0 / n,
+            20.0 - h
+        ));
+    }
+    d
+}
+
+/// One path per load class rather than an element per bar: a bucket with
+/// hundreds of hosts draws hundreds of strips, and the page stays responsive.
 #[component]
 pub fn DensityStrip(buckets: Vec<DensityBucket>, from: u64, to: u64, scale: u64) -> impl IntoView {
     let bins = bin(&buckets, from, to, MAX_BINS);
     // One scale for every host (bytes per bin), so heights compare across hosts.
     let max = bins.iter().map(|b| b.bytes).max().unwrap_or(0).max(scale).max(1) as f64;
-    let n = bins.len().max(1) as f64;
-    let bars = bins
+    let busiest = bins.iter().max_by_key(|b| b.bytes).filter(|b| b.bytes > 0).map(|b| {
+        format!(
+            "busiest {} – {} UTC: {}",
+            super::utc_hm(b.start),
+            super::utc_hm(b.end),
+            crate::units::bytes(b.bytes)
+        )
+    });
+    let title = format!(
+        "bytes uploaded per {} over time{}",
+        super::duration(bins.first().map_or(60, |b| b.end - b.start)),
+        busiest.map(|b| format!("; {b}")).unwrap_or_default()
+    );
+    let paths = ["d-busy", "d-quiet", "d-empty"]
         .into_iter()
-        .enumerate()
-        .filter(|(_, b)| b.bytes > 0)
-        .map(|(i, b)| {
-            // Square-root scale: a quiet minute stays visible next to a busy one.
-            let h = (b.bytes as f64 / max).sqrt() * 18.0 + 2.0;
-            let class = match b.load {
-                Some(Load::Busy) => "d-busy",
-                Some(Load::Quiet) => "d-quiet",
-                _ => "d-empty",
-            };
-            let title = format!(
-                "{} – {} UTC: {}",
-                super::utc_hm(b.start),
-                super::utc_hm(b.end),
-                crate::units::bytes(b.bytes)
-            );
-            view! {
-                <rect class=class x=format!("{:.2}", i as f64 * 100.0 / n) y=format!("{:.2}", 20.0 - h)
-                    width=format!("{:.2}", (100.0 / n * 0.85).max(0.4)) height=format!("{h:.2}")>
-                    <title>{title}</title>
-                </rect>
-            }
-        })
+        .map(|class| (bars_path(&bins, max, class), class))
+        .filter(|(d, _)| !d.is_empty())
+        .map(|(d, class)| view! { <path class=class d=d data-testid="density-bars"></path> })
         .collect_view();
     view! {
         <svg class="density" data-testid="density" viewBox="0 0 100 20" preserveAspectRatio="none" role="img"
             aria-label="upload density over time">
-            {bars}
+            <title>{title}</title>
+            {paths}
         </svg>
     }
 }

@@ -1,7 +1,7 @@
 //! BLOCKING CALLS (scheduling/off-CPU samples).
 
-use super::stack::{leaf_text, stack_view};
-use super::widgets::{Lazy, Section, bar, stat};
+use super::stack::stack_groups;
+use super::widgets::{Section, bar, stat};
 use d9lens_core::fmt::{pct, to_fixed};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -85,28 +85,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                             </table>
                         </div>
                         <h3>"In-poll blocking call stacks"</h3>
-                        <ul class="stack-groups">
-                            {stacks
-                                .into_iter()
-                                .take(10)
-                                .map(|g| {
-                                    let summary = format!(
-                                        "{} samples ({}%) — leaf: {}",
-                                        g.count,
-                                        pct(g.count as f64, in_poll as f64, 1),
-                                        leaf_text(&g.frames),
-                                    );
-                                    let frames = g.frames;
-                                    view! {
-                                        <li>
-                                            <Lazy summary=summary class="stack-details">
-                                                {stack_view(&frames)}
-                                            </Lazy>
-                                        </li>
-                                    }
-                                })
-                                .collect_view()}
-                        </ul>
+                        {stack_groups(stacks, in_poll)}
                     }
                         .into_any()
                 }}

@@ -1,6 +1,6 @@
 //! CPU HOTSPOTS (on-CPU samples): the application call tree and top stacks.
 
-use super::stack::{leaf_text, stack_view};
+use super::stack::stack_groups;
 use super::widgets::{Lazy, Section, bar};
 use d9lens_core::fmt::pct;
 use d9lens_core::report::{HotspotRow, Report};
@@ -33,28 +33,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                     .then(|| {
                         view! {
                             <h3>"Top stacks"</h3>
-                            <ul class="stack-groups">
-                                {top
-                                    .into_iter()
-                                    .take(10)
-                                    .map(|g| {
-                                        let summary = format!(
-                                            "{} samples ({}%) — leaf: {}",
-                                            g.count,
-                                            pct(g.count as f64, total as f64, 1),
-                                            leaf_text(&g.frames),
-                                        );
-                                        let frames = g.frames;
-                                        view! {
-                                            <li>
-                                                <Lazy summary=summary class="stack-details">
-                                                    {stack_view(&frames)}
-                                                </Lazy>
-                                            </li>
-                                        }
-                                    })
-                                    .collect_view()}
-                            </ul>
+                            {stack_groups(top, total)}
                         }
                     })}
             </Section>

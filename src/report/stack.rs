@@ -1,10 +1,41 @@
 //! Stack frames as text (leaf first), with the reference's stack diagnosis
 //! (blocker, syscall, the application frame that made the call).
 
+use super::widgets::Lazy;
 use crate::frame_text::frame_text;
+use d9lens_core::fmt::pct;
 use d9lens_core::frames::diagnose_stack;
-use d9lens_core::report::Frame;
+use d9lens_core::report::{Frame, StackGroup};
 use leptos::prelude::*;
+
+/// The ten biggest stack groups, each a count, its share of `total` samples
+/// and its leaf, opening to the whole stack.
+pub fn stack_groups(groups: Vec<StackGroup>, total: u64) -> impl IntoView {
+    view! {
+        <ul class="stack-groups">
+            {groups
+                .into_iter()
+                .take(10)
+                .map(|g| {
+                    let summary = format!(
+                        "{} samples ({}%) — leaf: {}",
+                        g.count,
+                        pct(g.count as f64, total as f64, 1),
+                        leaf_text(&g.frames),
+                    );
+                    let frames = g.frames;
+                    view! {
+                        <li>
+                            <Lazy summary=summary class="stack-details">
+                                {stack_view(&frames)}
+                            </Lazy>
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+}
 
 /// The diagnosis lines and the full stack, leaf first: display text, with the
 /// raw symbol and location available on hover.

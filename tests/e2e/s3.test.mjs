@@ -190,7 +190,11 @@ test('connecting lists the whole bucket page by page and summarizes it', { timeo
     'ip-10-0-3-102': 'quiet',
     'ip-10-0-1-88': 'quiet',
   });
-  assert.ok((await page.locator('[data-testid=density] rect').count()) > 6, 'density strips are drawn');
+  // Density strips: one per host, busy bars where the busy hosts uploaded.
+  assert.equal(await page.locator('[data-testid=density]').count(), 6);
+  assert.equal(await page.locator('[data-testid=host][data-host=ip-10-0-3-101] [data-testid=density] path.d-busy').count(), 1);
+  assert.equal(await page.locator('[data-testid=host][data-host=ip-10-0-2-14] [data-testid=density] path.d-busy').count(), 0);
+  assert.match(await page.getAttribute('[data-testid=host][data-host=ip-10-0-2-14] [data-testid=density] path.d-quiet', 'd'), /^M[\d.]+ [\d.]+h/);
   // Missing indices and the empty segment of ip-10-0-1-57 are flagged.
   const anomalies = await page.locator('[data-testid=host][data-host=ip-10-0-1-57] [data-testid=anomaly]').allTextContents();
   assert.ok(anomalies.some((a) => /missing/.test(a)), anomalies.join('; '));
