@@ -7,7 +7,6 @@ use d9lens_core::report::text;
 use d9lens_core::trace::TraceParser;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn is_trace_name(name: &str) -> bool {
@@ -74,34 +73,36 @@ fn analyze_path(f: &Path, opts: &Options, pipelined: bool) -> Result<FileOutcome
     })
 }
 
-/// Analyzes files on one thread per core; each thread holds one decoded file
-/// at a time. A single file gets the cores instead: inflating and decoding overlap.
-fn analyze_all(files: &[PathBuf], opts: &Options) -> Vec<Result<FileOutcome, String>> {
+/// Analyzes files on one thread per core, handing each outcome to `take` on
+/// this thread as it is ready; each thread holds one decoded file at a time.
+/// A single file gets the cores instead: inflating and decoding overlap.
+fn analyze_each(
+    files: &[PathBuf],
+    opts: &Options,
+    mut take: impl FnMut(FileOutcome) -> Result<(), String>,
+) -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let [only] = files {
-        return vec![analyze_path(only, opts, cores > 1)];
+        return take(analyze_path(only, opts, cores > 1)?);
     }
     let next = AtomicUsize::new(0);
-    let threads = cores.min(files.len().max(1));
-    let results: Mutex<Vec<Option<Result<FileOutcome, String>>>> = Mutex::new(vec![None; files.len()]);
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
-        for _ in 0..threads {
+        for _ in 0..cores.min(files.len()) {
+            let tx = tx.clone();
             s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(f) = files.get(i) else { break };
-                    let outcome = analyze_path(f, opts, false);
-                    results.lock().expect("no panics while holding the lock")[i] = Some(outcome);
+                let tx = tx;
+                while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    // A closed channel: the receiver gave up on an error.
+                    if tx.send(analyze_path(f, opts, false)).is_err() {
+                        break;
+                    }
                 }
             });
         }
-    });
-    results
-        .into_inner()
-        .expect("threads joined")
-        .into_iter()
-        .map(|r| r.expect("every file analyzed"))
-        .collect()
+        drop(tx);
+        rx.into_iter().try_for_each(|outcome| take(outcome?))
+    })
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
@@ -120,27 +121,29 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
     if let Some(n) = args.sample {
         files = sample_evenly(&files, n);
     }
-    let mut merger = Merger::new(args.opts.clone());
+    let mut merger = Merger::new(args.opts.clone()).with_files(files.iter().map(|f| base_name(f)));
     if let (Some(dir), [_]) = (&label, args.paths.as_slice()) {
         merger = merger.with_label(format!("{} files in {dir}", files.len()));
     }
-    let outcomes = analyze_all(&files, &args.opts);
-    let mut failed = false;
-    for outcome in outcomes {
-        let outcome = outcome?;
+    // Partials are folded as they come: memory does not grow with the file count.
+    analyze_each(&files, &args.opts, |outcome| {
         if let Some(err) = outcome.error {
-            failed = true;
-            eprintln!(
-                "d9lens: {}{}: {}",
-                err.file,
-                err.offset.map_or(String::new(), |o| format!(" @{o}")),
-                err.message
-            );
             merger.add_error(err);
         }
         merger.add(outcome.partial);
-    }
+        Ok(())
+    })?;
     let report = merger.into_report();
+    // In file order, whichever file finished first.
+    for err in &report.errors {
+        eprintln!(
+            "d9lens: {}{}: {}",
+            err.file,
+            err.offset.map_or(String::new(), |o| format!(" @{o}")),
+            err.message
+        );
+    }
+    let failed = !report.errors.is_empty();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     } else {

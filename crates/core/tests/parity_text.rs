@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use d9lens_core::analysis::{Merger, analyze_file};
 use d9lens_core::report::text;
 
 fn assert_same(expected: &str, actual: &str, what: &str) {
@@ -82,4 +83,38 @@ fn merge_order_does_not_change_the_report() {
         text::render(&forward, &reference()),
         text::render(&backward, &reference())
     );
+}
+
+/// Told the files in advance, the merger folds each partial once the files
+/// before it are in: the same report for any arrival order, with only the
+/// early arrivals held.
+#[test]
+fn folding_as_files_arrive_gives_the_same_report() {
+    let opts = reference();
+    let partials: Vec<_> = ROTATION
+        .iter()
+        .map(|rel| {
+            let name = std::path::Path::new(rel).file_name().unwrap().to_str().unwrap();
+            analyze_file(name, &common::read(rel), &opts).partial
+        })
+        .collect();
+    let names = || partials.iter().map(|p| p.file.clone());
+    let expected = text::render(&analyze(ROTATION, &opts, Some("r")), &opts);
+    for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]] {
+        let mut merger = Merger::new(opts.clone()).with_label("r").with_files(names());
+        let mut most_waiting = 0;
+        for &i in &order {
+            merger.add(partials[i].clone());
+            most_waiting = most_waiting.max(merger.waiting());
+        }
+        assert_eq!(merger.waiting(), 0, "{order:?}: everything folded once all are in");
+        assert_eq!(text::render(&merger.into_report(), &opts), expected, "{order:?}");
+        assert!(most_waiting < partials.len(), "{order:?}: held {most_waiting}");
+    }
+    // In order, nothing waits.
+    let mut merger = Merger::new(opts.clone()).with_files(names());
+    for p in &partials {
+        merger.add(p.clone());
+        assert_eq!(merger.waiting(), 0);
+    }
 }

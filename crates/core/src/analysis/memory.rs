@@ -109,7 +109,7 @@ impl MemoryPartial {
 }
 
 /// The fold of memory partials: sites keyed by call chain across files.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct MemoryAcc {
     m: MemoryPartial,
     site_of: FastMap<Vec<u64>, u32>,

@@ -10,20 +10,32 @@ use crate::hashing::FastMap;
 use crate::hdr::Histogram;
 use crate::report::*;
 use indexmap::IndexMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Stacks kept in the report per list (the page and the text show ten; the
 /// hotspot tree is built from all of them first).
 const REPORT_STACKS: usize = 25;
 
-/// Collects partials in any order; `finish` folds them in file-name order so
-/// the report never depends on which worker finished first.
+/// Collects partials in any order and folds them in file-name order, so the
+/// report never depends on which worker finished first. Told the files in
+/// advance (`with_files`), it folds each partial as soon as every file before
+/// it is in, and holds only those that came early.
 #[derive(Debug, Clone, Default)]
 pub struct Merger {
     opts: Options,
     label: Option<String>,
-    partials: BTreeMap<String, Partial>,
+    plan: Option<FoldPlan>,
+    acc: Acc,
+    folded: Vec<String>,
+    pending: BTreeMap<String, Partial>,
     errors: BTreeMap<String, FileError>,
+}
+
+/// The files to come, in fold order, and how to fold them.
+#[derive(Debug, Clone)]
+struct FoldPlan {
+    expected: VecDeque<String>,
+    compat_dir: bool,
 }
 
 impl Merger {
@@ -40,8 +52,28 @@ impl Merger {
         self
     }
 
+    /// The names of the files that will be added (partials of others are
+    /// still taken, and folded at the end).
+    pub fn with_files(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        let mut expected: Vec<String> = names.into_iter().collect();
+        expected.sort();
+        expected.dedup();
+        let compat_dir = self.opts.reference_compatible && expected.len() > 1;
+        self.plan = Some(FoldPlan {
+            expected: expected.into(),
+            compat_dir,
+        });
+        self
+    }
+
     pub fn add(&mut self, partial: Partial) {
-        self.partials.insert(partial.file.clone(), partial);
+        self.pending.insert(partial.file.clone(), partial);
+        let Some(plan) = &mut self.plan else { return };
+        while let Some(p) = plan.expected.front().and_then(|next| self.pending.remove(next)) {
+            plan.expected.pop_front();
+            self.folded.push(p.file.clone());
+            self.acc.merge(p, plan.compat_dir);
+        }
     }
 
     pub fn add_error(&mut self, error: FileError) {
@@ -49,11 +81,17 @@ impl Merger {
     }
 
     pub fn len(&self) -> usize {
-        self.partials.len()
+        self.folded.len() + self.pending.len()
+    }
+
+    /// Partials held unfolded (with `with_files`: those that came before a
+    /// file that sorts earlier).
+    pub fn waiting(&self) -> usize {
+        self.pending.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.partials.is_empty()
+        self.len() == 0
     }
 
     /// The report of everything added so far; the merger stays usable.
@@ -62,29 +100,34 @@ impl Merger {
     }
 
     /// `finish` without copying the partials: folds them by value.
-    pub fn into_report(self) -> Report {
-        let multi = self.partials.len() > 1;
-        let compat_dir = self.opts.reference_compatible && multi;
-        let label = match (&self.label, self.partials.keys().next()) {
-            (Some(l), _) => l.clone(),
-            (None, Some(only)) if !multi => only.clone(),
-            _ => format!("{} files", self.partials.len()),
+    pub fn into_report(mut self) -> Report {
+        let compat_dir = match &self.plan {
+            Some(plan) => plan.compat_dir,
+            None => self.opts.reference_compatible && self.len() > 1,
         };
-        let files: Vec<String> = self.partials.keys().cloned().collect();
-        let mut acc = Acc::default();
-        for p in self.partials.into_values() {
-            acc.merge(p, compat_dir);
+        // What is left: the expected files in order, then any others by name.
+        let expected = self.plan.take().map(|p| p.expected).unwrap_or_default();
+        let mut rest: Vec<Partial> = expected.iter().filter_map(|n| self.pending.remove(n)).collect();
+        rest.extend(std::mem::take(&mut self.pending).into_values());
+        for p in rest {
+            self.folded.push(p.file.clone());
+            self.acc.merge(p, compat_dir);
         }
-        let mut report = acc.finish(&self.opts, compat_dir);
+        let label = match (&self.label, self.folded.as_slice()) {
+            (Some(l), _) => l.clone(),
+            (None, [only]) => only.clone(),
+            (None, files) => format!("{} files", files.len()),
+        };
+        let mut report = self.acc.finish(&self.opts, compat_dir);
         report.label = label;
-        report.files = files;
+        report.files = self.folded;
         report.errors = self.errors.into_values().collect();
         report
     }
 }
 
 /// The running fold of partials (`createAccumulator`).
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Acc {
     pub(super) min_ts: Option<u64>,
     pub(super) max_ts: Option<u64>,
