@@ -387,7 +387,11 @@ mod tests {
             assert!(out == whole, "step {step}");
         }
         // Damaged headers get the same verdict in pieces as whole.
-        for bad in [&b"\x1f\x8b\x07\0\0\0\0\0\0\x03xyz"[..], b"\x1f\x8c\x08\0\0", b"\x1f\x8b"] {
+        for bad in [
+            &b"\x1f\x8b\x07\0\0\0\0\0\0\x03xyz"[..],
+            b"\x1f\x8c\x08\0\0",
+            b"\x1f\x8b",
+        ] {
             assert_eq!(gunzip_in_steps(bad, 1), gunzip_in_steps(bad, bad.len()), "{bad:?}");
         }
         // Cut anywhere inside the last member: finish says so.
