@@ -10,6 +10,7 @@ pub mod fmt;
 pub mod frames;
 pub mod hashing;
 pub mod hdr;
+mod parallel;
 pub mod report;
 pub mod s3;
 pub mod trace;

@@ -1,11 +1,12 @@
 //! One trace file → its `Partial`: the per-file half of `accumulateTrace`.
 
 use super::memory::MemoryPartial;
-use super::red_flags::{BusyPoll, FlagCounts, MANY_SPANS};
+use super::red_flags::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains};
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::Histogram;
+use crate::parallel::join;
 use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable, WorkerEventKind};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -116,23 +117,50 @@ fn stacks_of(trace: &ParsedTrace, idx: &[usize], symbolizer: &mut Symbolizer<'_>
 impl Partial {
     /// Consumes the trace: each part is dropped once its analysis is done, so
     /// the decoded events and the results never all sit in memory together.
+    /// Independent parts run side by side (`parallel::join`).
     pub fn from_trace(file: &str, mut trace: ParsedTrace) -> Partial {
-        let ids = workers::worker_ids(&trace);
         let max_ts = trace.bounds.map_or(0, |b| b.1);
         let mut frames = FrameTable::default();
-        let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
-        let memory = MemoryPartial::from_trace(&trace, &mut symbolizer);
-        let setup = setup(&trace);
-        let tl = workers::build(&trace, max_ts);
+        // The workers' timelines ‖ what needs only spans, samples and allocations.
+        let (tl, (spans, memory, setup, cpu_groups)) = {
+            let trace = &trace;
+            let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
+            join(
+                || workers::build(trace, max_ts),
+                || {
+                    let on_cpu = trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU);
+                    (
+                        trace::build_spans(&trace.span_events, &trace.strings),
+                        MemoryPartial::from_trace(trace, &mut symbolizer),
+                        setup(trace),
+                        group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer),
+                    )
+                },
+            )
+        };
         drop(std::mem::take(&mut trace.workers));
-        let spans = trace::build_spans(&trace.span_events, &trace.strings);
         drop(std::mem::take(&mut trace.span_events));
         let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
+        // Polls and delays ‖ spans.
+        let ((mut polls, delays), (busy_polls, span_stats)) = join(
+            || {
+                (
+                    PollStats::new(&tl, file, &loc),
+                    DelayStats::new(&tl, &trace.wakes, &loc),
+                )
+            },
+            || (busy_polls(&spans, &tl), span_stats(&spans, &trace.strings)),
+        );
+        let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
+        // Stacks are symbolized only for the polls that survive the cut.
+        symbolize_long_polls(&mut polls.long_polls, &tl, &trace, &mut symbolizer);
+        let off_cpu = OffCpuStats::new(&trace, &tl, &loc, &mut symbolizer);
+        drop(symbolizer);
         let mut p = Partial {
             file: file.to_string(),
             runtime_bounds: trace.runtime_bounds,
             bounds: trace.bounds,
-            worker_ids: ids,
+            worker_ids: workers::worker_ids_of(&tl),
             event_count: trace.runtime_events,
             cpu_sample_count: trace.samples.len() as u64,
             on_cpu: trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU).count() as u64,
@@ -140,22 +168,68 @@ impl Partial {
             task_spawn_count: trace.task_spawn_times.len() as u64,
             task_alive_at_end: trace.task_spawn_times.len() as i64 - trace.task_terminate_times.len() as i64,
             max_local_queue: tl.max_local_queue,
+            worker_stats: polls.worker_stats,
+            poll_durations: polls.durations,
+            long_polls: polls.long_polls,
+            long_poll_count: polls.long_poll_count,
+            delay_total: delays.total,
+            delay_high: delays.high,
+            delay_worst: delays.worst,
+            delay_hist: delays.hist,
             task_spawn_locs: trace.task_spawn_locs.iter().map(|(&k, &v)| (k, loc(v))).collect(),
             active_tasks: series::active_tasks(&trace),
             task_spawn_times: std::mem::take(&mut trace.task_spawn_times),
             task_terminate_times: std::mem::take(&mut trace.task_terminate_times),
+            cpu_groups,
+            in_poll_groups: off_cpu.groups,
+            in_poll: off_cpu.in_poll,
+            idle: off_cpu.idle,
+            in_poll_by_loc: off_cpu.by_loc,
+            span_stats,
+            memory,
+            setup,
             metadata: std::mem::take(&mut trace.metadata),
             clock_anchor: trace.clock_anchors.first().copied(),
             incomplete: trace.incomplete,
-            memory,
-            setup,
             ..Partial::default()
         };
+        for (_, q) in series::global_queue(&trace) {
+            p.queue_max = p.queue_max.max(q);
+            p.queue_sum += q;
+            p.queue_count += 1;
+            p.flags.queue_points_over_100 += u64::from(q > 100);
+        }
+        p.flags.contention = polls.contention;
+        p.flags.polls_over_10ms = polls.over_10ms;
+        p.flags.polls_over_50ms = polls.over_50ms;
+        p.flags.delays_over_5ms = delays.over_5ms;
+        p.flags.busy_polls = busy_polls;
+        p.flags.unmatched_spans = spans.unmatched.into_iter().collect();
+        p.frames = frames;
+        p
+    }
+}
+
+/// Per-worker activity, poll durations by spawn location and the long polls.
+#[derive(Default)]
+struct PollStats {
+    worker_stats: BTreeMap<u64, WorkerStats>,
+    contention: BTreeMap<u64, Contention>,
+    durations: IndexMap<String, Histogram>,
+    long_polls: Vec<LongPollRec>,
+    long_poll_count: u64,
+    over_10ms: u64,
+    over_50ms: u64,
+}
+
+impl PollStats {
+    fn new(tl: &workers::Timelines, file: &str, loc: &impl Fn(Option<StrId>) -> Option<String>) -> Self {
+        let mut s = PollStats::default();
         // Keyed by id while counting; names (and their first-seen order) at the end.
-        let mut poll_durations: FastIndexMap<Option<StrId>, Histogram> = FastIndexMap::default();
+        let mut durations: FastIndexMap<Option<StrId>, Histogram> = FastIndexMap::default();
         for (&w, wt) in &tl.workers {
-            let ws = p.worker_stats.entry(w).or_default();
-            let contention = p.flags.contention.entry(w).or_default();
+            let ws = s.worker_stats.entry(w).or_default();
+            let contention = s.contention.entry(w).or_default();
             for a in &wt.actives {
                 ws.active_ns += a.end - a.start;
                 ws.ratio_sum += a.ratio;
@@ -174,13 +248,13 @@ impl Partial {
             ws.poll_count += wt.polls.len() as u64;
             for poll in &wt.polls {
                 let dur = poll.end - poll.start;
-                poll_durations.entry(poll.spawn_loc).or_default().record(dur.max(1));
+                durations.entry(poll.spawn_loc).or_default().record(dur.max(1));
                 ws.poll_ns += dur;
-                p.flags.polls_over_10ms += u64::from(dur > 10_000_000);
-                p.flags.polls_over_50ms += u64::from(dur > 50_000_000);
+                s.over_10ms += u64::from(dur > 10_000_000);
+                s.over_50ms += u64::from(dur > 50_000_000);
                 if dur > 1_000_000 {
-                    p.long_poll_count += 1;
-                    p.long_polls.push(LongPollRec {
+                    s.long_poll_count += 1;
+                    s.long_polls.push(LongPollRec {
                         dur,
                         worker: w,
                         start: poll.start,
@@ -193,35 +267,41 @@ impl Partial {
                 }
             }
         }
-        for (id, h) in poll_durations {
+        for (id, h) in durations {
             let key = loc(id).unwrap_or_else(|| "(unknown)".into());
-            p.poll_durations.entry(key).or_default().merge(&h);
+            s.durations.entry(key).or_default().merge(&h);
         }
-        keep_worst(&mut p.long_polls, |l| l.dur);
-        // Stacks are symbolized only for the polls that survive the cut.
-        symbolize_long_polls(&mut p.long_polls, &tl, &trace, &mut symbolizer);
-        for (_, q) in series::global_queue(&trace) {
-            p.queue_max = p.queue_max.max(q);
-            p.queue_sum += q;
-            p.queue_count += 1;
-            p.flags.queue_points_over_100 += u64::from(q > 100);
-        }
+        keep_worst(&mut s.long_polls, |l| l.dur);
+        s
+    }
+}
+
+/// Wake → poll delays: all in the histogram, the worst kept.
+struct DelayStats {
+    total: u64,
+    high: u64,
+    over_5ms: u64,
+    hist: Option<Histogram>,
+    worst: Vec<DelayRec>,
+}
+
+impl DelayStats {
+    fn new(tl: &workers::Timelines, wakes: &[trace::Wake], loc: &impl Fn(Option<StrId>) -> Option<String>) -> Self {
+        let (mut total, mut over_5ms, mut hist) = (0, 0, None::<Histogram>);
         let mut high = Vec::new();
-        delays::for_each(&tl, &trace.wakes, |d| {
-            p.delay_total += 1;
-            p.delay_hist
-                .get_or_insert_with(Histogram::default)
-                .record(d.delay.max(1));
-            p.flags.delays_over_5ms += u64::from(d.delay > 5_000_000);
+        delays::for_each(tl, wakes, |d| {
+            total += 1;
+            hist.get_or_insert_with(Histogram::default).record(d.delay.max(1));
+            over_5ms += u64::from(d.delay > 5_000_000);
             if d.delay > 1_000_000 {
                 high.push(d);
             }
         });
+        let high_count = high.len() as u64;
         // The reference orders all delays by wake time before taking the worst.
-        p.delay_high = high.len() as u64;
         high.sort_by_key(|d| d.wake_time);
         keep_worst(&mut high, |d| d.delay);
-        p.delay_worst = high
+        let worst = high
             .into_iter()
             .map(|d| DelayRec {
                 wake_time: d.wake_time,
@@ -231,48 +311,71 @@ impl Partial {
                 spawn_loc: loc(d.spawn_loc),
             })
             .collect();
-        let chains = |source: u64| {
-            trace
-                .samples
-                .iter()
-                .filter(move |s| s.source == source)
-                .map(|s| &s.callchain[..])
-        };
-        p.cpu_groups = group_chains(chains(SOURCE_ON_CPU), &mut symbolizer);
-        let mut in_poll_chains = Vec::new();
+        DelayStats {
+            total,
+            high: high_count,
+            over_5ms,
+            hist,
+            worst,
+        }
+    }
+}
+
+/// Off-CPU samples: inside a poll (blocking) or between polls (idle parking).
+struct OffCpuStats {
+    in_poll: u64,
+    idle: u64,
+    by_loc: IndexMap<String, u64>,
+    groups: Vec<Group>,
+}
+
+impl OffCpuStats {
+    fn new(
+        trace: &ParsedTrace,
+        tl: &workers::Timelines,
+        loc: &impl Fn(Option<StrId>) -> Option<String>,
+        symbolizer: &mut Symbolizer<'_>,
+    ) -> Self {
+        let (mut in_poll, mut idle) = (0, 0);
+        let mut by_loc: IndexMap<String, u64> = IndexMap::new();
+        let mut chains = Vec::new();
         for (s, at) in trace.samples.iter().zip(&tl.sample_in_poll) {
             if s.source != SOURCE_OFF_CPU {
                 continue;
             }
             match at {
                 Some(spawn) => {
-                    p.in_poll += 1;
-                    in_poll_chains.push(&s.callchain[..]);
+                    in_poll += 1;
+                    chains.push(&s.callchain[..]);
                     let key = loc(*spawn).unwrap_or_else(|| "(unknown spawn location)".into());
-                    *p.in_poll_by_loc.entry(key).or_default() += 1;
+                    *by_loc.entry(key).or_default() += 1;
                 }
-                None => p.idle += 1,
+                None => idle += 1,
             }
         }
-        p.in_poll_groups = group_chains(in_poll_chains.into_iter(), &mut symbolizer);
-        p.in_poll_by_loc.sort_by(|_, a, _, b| b.cmp(a));
-        p.flags.busy_polls = busy_polls(&spans, &tl);
-        p.flags.unmatched_spans = spans.unmatched.into_iter().collect();
-        let mut span_stats: FastIndexMap<StrId, Histogram> = FastIndexMap::default();
-        for span in &spans.spans {
-            span_stats
-                .entry(span.name)
-                .or_default()
-                .record((span.end - span.start).max(1));
+        by_loc.sort_by(|_, a, _, b| b.cmp(a));
+        OffCpuStats {
+            in_poll,
+            idle,
+            by_loc,
+            groups: group_chains(chains.into_iter(), symbolizer),
         }
-        p.span_stats = span_stats
-            .into_iter()
-            .map(|(name, h)| (trace.strings.get(name).to_string(), h))
-            .collect();
-        drop(symbolizer);
-        p.frames = frames;
-        p
     }
+}
+
+/// Span durations by name, in order of first start.
+fn span_stats(spans: &trace::Spans, strings: &trace::Strings) -> IndexMap<String, Histogram> {
+    let mut by_name: FastIndexMap<StrId, Histogram> = FastIndexMap::default();
+    for span in &spans.spans {
+        by_name
+            .entry(span.name)
+            .or_default()
+            .record((span.end - span.start).max(1));
+    }
+    by_name
+        .into_iter()
+        .map(|(name, h)| (strings.get(name).to_string(), h))
+        .collect()
 }
 
 /// Stable sort by the key, descending, keeping the worst `KEEP_WORST`.
@@ -323,18 +426,24 @@ fn setup(trace: &ParsedTrace) -> SetupPartial {
 }
 
 /// Polls that ran more than `MANY_SPANS` spans of their own task.
-/// One task's polls (start, end) on each worker it ran on, each list in order.
-type TaskPolls = Vec<(u64, Vec<(u64, u64)>)>;
+/// One task's polls (start, end, index in the worker's polls) on each worker
+/// it ran on (by position in the timelines), each list in order.
+type TaskPolls = Vec<(usize, Vec<(u64, u64, u32)>)>;
 
 fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines) -> Vec<BusyPoll> {
+    let workers: Vec<(&u64, &workers::WorkerTimeline)> = tl.workers.iter().collect();
     let mut polls_by_task: FastMap<u64, TaskPolls> = FastMap::default();
-    for (&w, wt) in &tl.workers {
-        for poll in wt.polls.iter().filter(|p| p.task_id != 0) {
+    for (w, (_, wt)) in workers.iter().enumerate() {
+        for (i, poll) in wt.polls.iter().enumerate().filter(|(_, p)| p.task_id != 0) {
             let lists = polls_by_task.entry(poll.task_id).or_default();
             if lists.last().is_none_or(|l| l.0 != w) {
                 lists.push((w, Vec::new()));
             }
-            lists.last_mut().expect("just pushed").1.push((poll.start, poll.end));
+            lists
+                .last_mut()
+                .expect("just pushed")
+                .1
+                .push((poll.start, poll.end, i as u32));
         }
     }
     // The task's last poll starting at or before `ts`, over all workers.
@@ -343,46 +452,41 @@ fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines) -> Vec<BusyPoll> {
             .iter()
             .filter_map(|(w, polls)| {
                 let i = polls.partition_point(|p| p.0 <= ts).checked_sub(1)?;
-                Some((polls[i].0, polls[i].1, *w))
+                Some((polls[i], *w))
             })
-            .max_by_key(|p| p.0)
+            .max_by_key(|p| p.0.0)
     };
-    let mut counts: FastMap<(u64, u64, u64), u64> = FastMap::default();
+    // Spans counted per poll, by worker position and poll index.
+    let mut counts: Vec<Vec<u32>> = workers.iter().map(|(_, wt)| vec![0; wt.polls.len()]).collect();
     for span in &spans.spans {
-        let Some((task, lists)) = span
-            .task_id
-            .and_then(|t| polls_by_task.get(&t.get()).map(|l| (t.get(), l)))
-        else {
+        let Some(lists) = span.task_id.and_then(|t| polls_by_task.get(&t.get())) else {
             continue;
         };
         let mut seen = None;
         for seg in spans.segments(span) {
-            let Some((start, end, w)) = poll_at(lists, seg.0) else {
+            let Some(((start, end, i), w)) = poll_at(lists, seg.0) else {
                 continue;
             };
             if seg.1 <= end && seen != Some(start) {
                 seen = Some(start);
-                *counts.entry((task, start, w)).or_default() += 1;
+                counts[w][i as usize] += 1;
             }
         }
     }
-    let mut out: Vec<BusyPoll> = counts
-        .into_iter()
-        .filter(|&(_, n)| n > MANY_SPANS)
-        .filter_map(|((task_id, start, worker), spans)| {
-            let poll = tl.workers[&worker]
-                .polls
-                .iter()
-                .find(|p| p.start == start && p.task_id == task_id)?;
-            Some(BusyPoll {
+    let mut out: Vec<BusyPoll> = Vec::new();
+    for (w, per_poll) in counts.iter().enumerate() {
+        let (&worker, wt) = workers[w];
+        for (i, &n) in per_poll.iter().enumerate().filter(|&(_, &n)| u64::from(n) > MANY_SPANS) {
+            let poll = &wt.polls[i];
+            out.push(BusyPoll {
                 dur: poll.end - poll.start,
                 worker,
-                task_id,
-                spans,
-            })
-        })
-        .collect();
-    // Total over what is shown, so hash-map order never leaks into the output.
+                task_id: poll.task_id,
+                spans: u64::from(n),
+            });
+        }
+    }
+    // Most spans first; ties in a fixed order.
     out.sort_by(|a, b| (b.spans, a.task_id, a.worker, b.dur).cmp(&(a.spans, b.task_id, b.worker, a.dur)));
     out
 }

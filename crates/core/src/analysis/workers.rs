@@ -70,6 +70,11 @@ pub fn worker_ids(trace: &ParsedTrace) -> Vec<u64> {
     trace.workers.keys().copied().collect()
 }
 
+/// The same ids, from the timelines built of the trace.
+pub fn worker_ids_of(tl: &Timelines) -> Vec<u64> {
+    tl.workers.keys().copied().collect()
+}
+
 pub fn build(trace: &ParsedTrace, max_ts: u64) -> Timelines {
     let mut t = Timelines {
         max_local_queue: trace.max_local_queue.max(1),
