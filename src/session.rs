@@ -399,21 +399,31 @@ impl AppState {
     }
 
     fn finish_if_done(&self, run: &Rc<RefCell<Run>>) {
-        let run = run.borrow();
-        if !run.pending.is_empty() || !self.running.get_untracked() {
-            return;
+        let (report, stats) = {
+            let mut run = run.borrow_mut();
+            if !run.pending.is_empty() || !self.running.get_untracked() {
+                return;
+            }
+            // Without downloads left to retry the merger is done: fold it by
+            // value rather than copying it.
+            let report = match run.usable {
+                0 => None,
+                _ if run.retryable.is_empty() => run.merger.take().map(Merger::into_report),
+                _ => run.merger.as_ref().map(Merger::finish),
+            };
+            let stats = RunStats {
+                files: run.files,
+                failed: run.failed,
+                elapsed_ms: now_ms() - run.started_ms,
+                workers: self.workers.get_untracked(),
+            };
+            (report, stats)
+        };
+        // Signals are set with the run released: effects may look at it.
+        if let Some(report) = report {
+            self.report.set(Some(Arc::new(report)));
         }
-        if run.usable > 0
-            && let Some(merger) = run.merger.as_ref()
-        {
-            self.report.set(Some(Arc::new(merger.finish())));
-        }
-        self.stats.set(Some(RunStats {
-            files: run.files,
-            failed: run.failed,
-            elapsed_ms: now_ms() - run.started_ms,
-            workers: self.workers.get_untracked(),
-        }));
+        self.stats.set(Some(stats));
         self.running.set(false);
     }
 }

@@ -22,11 +22,18 @@ mod workers;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use widgets::{Lazy, Section};
 
 #[component]
 pub fn ReportView(report: Arc<Report>) -> impl IntoView {
+    // The headline sections are painted first and the long tables a frame
+    // later (after that paint), so the numbers people read first do not wait
+    // for the hotspot tree and the stacks to be built.
+    let rest_shown = RwSignal::new(false);
+    request_animation_frame(move || set_timeout(move || rest_shown.set(true), Duration::ZERO));
+    let rest = report.clone();
     let r = &*report;
     view! {
         <div class="report" data-testid="report">
@@ -35,15 +42,24 @@ pub fn ReportView(report: Arc<Report>) -> impl IntoView {
             {setup::view(r)}
             {workers::view(r)}
             {long_polls::view(r)}
-            {sched_delays::view(r)}
-            {poll_by_spawn::view(r)}
-            {lifecycle::view(r)}
-            {blocking::view(r)}
-            {cpu_hotspots::view(r)}
-            {queue::view(r)}
-            {kernel_wait::view(r)}
-            {spans::view(r)}
-            {memory::view(r)}
+            {move || {
+                rest_shown
+                    .get()
+                    .then(|| {
+                        let r = &*rest;
+                        view! {
+                            {sched_delays::view(r)}
+                            {poll_by_spawn::view(r)}
+                            {lifecycle::view(r)}
+                            {blocking::view(r)}
+                            {cpu_hotspots::view(r)}
+                            {queue::view(r)}
+                            {kernel_wait::view(r)}
+                            {spans::view(r)}
+                            {memory::view(r)}
+                        }
+                    })
+            }}
         </div>
     }
 }

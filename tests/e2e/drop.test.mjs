@@ -53,6 +53,8 @@ test('a file chosen with the file input gives the reference report', { timeout: 
   assert.equal(await row.count(), 1);
   assert.equal(await row.getAttribute('data-status'), 'done');
   assert.equal(await page.locator('[data-testid=errors]').count(), 0);
+  // The sections after the long polls are built a frame after the headline ones.
+  await page.locator('[data-testid=section-spans]').waitFor();
   for (const id of ['section-summary', 'section-setup', 'section-workers', 'section-sched-delays', 'section-poll-by-spawn', 'section-lifecycle', 'section-blocking', 'section-cpu-hotspots', 'section-queue', 'section-kernel-wait', 'section-spans']) {
     assert.equal(await page.locator(`[data-testid=${id}]`).count(), 1, `${id} is shown`);
   }
