@@ -3,7 +3,8 @@
 //
 //   node scripts/bench-browser.mjs demo [RUNS=5]
 //       time to report for the demo trace (4.2 MB gzip, 12.3 MB raw, ~570k
-//       events): click "Open the demo trace", wait for the summary section.
+//       events): click "Open the demo trace" until the frame that shows the
+//       summary section (and until the whole report), timed in the page.
 //
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
@@ -50,15 +51,26 @@ async function demo(runs) {
       await page.waitForSelector('[data-testid=open-demo]');
       // Let the worker pool load its wasm before the clock starts.
       await page.waitForTimeout(1500);
-      const t0 = Date.now();
+      // In-page clocks: the click, the first frame showing the summary, and the
+      // first frame with the whole report (the sections after the long polls
+      // are built a frame later). Polling from here would add its own delay.
+      await page.evaluate(() => {
+        const seen = (sel, key) => {
+          const check = () => (document.querySelector(sel) ? requestAnimationFrame(() => (window[key] = performance.now())) : requestAnimationFrame(check));
+          check();
+        };
+        seen('[data-testid=section-summary]', '__summary');
+        seen('[data-testid=section-spans], [data-testid=section-memory]', '__whole');
+        document.querySelector('[data-testid=open-demo]').addEventListener('click', () => (window.__click = performance.now()), { capture: true });
+      });
       await page.click('[data-testid=open-demo]');
-      await page.waitForSelector('[data-testid=section-summary]', { timeout: 120_000 });
-      const ms = Date.now() - t0;
+      await page.waitForFunction(() => window.__whole, null, { timeout: 120_000 });
+      const [ms, whole] = await page.evaluate(() => [window.__summary - window.__click, window.__whole - window.__click].map(Math.round));
       times.push(ms);
-      console.log(`run ${i + 1}: ${ms} ms to report`);
+      console.log(`run ${i + 1}: ${ms} ms to the summary on screen, ${whole} ms to the whole report`);
       await page.close();
     }
-    console.log(`median time to report (demo-trace.bin, ${runs} runs): ${median(times)} ms`);
+    console.log(`median time to the report's summary on screen (demo-trace.bin, ${runs} runs): ${median(times)} ms`);
   });
 }
 
