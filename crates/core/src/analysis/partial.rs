@@ -121,16 +121,26 @@ impl Partial {
     pub fn from_trace(file: &str, mut trace: ParsedTrace) -> Partial {
         let max_ts = trace.bounds.map_or(0, |b| b.1);
         let mut frames = FrameTable::default();
-        // The workers' timelines ‖ what needs only spans, samples and allocations.
-        let (tl, (spans, memory, setup, cpu_groups)) = {
+        let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
+        // The workers' timelines, polls and delays ‖ what needs only spans,
+        // samples and allocations.
+        let ((tl, mut polls, delays), (spans, span_stats, memory, setup, cpu_groups)) = {
             let trace = &trace;
             let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
             join(
-                || workers::build(trace, max_ts),
+                || {
+                    let tl = workers::build(trace, max_ts);
+                    let polls = PollStats::new(&tl, file, &loc);
+                    let delays = DelayStats::new(&tl, &trace.wakes, &loc);
+                    (tl, polls, delays)
+                },
                 || {
                     let on_cpu = trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU);
+                    let spans = trace::build_spans(&trace.span_events, &trace.strings);
+                    let span_stats = span_stats(&spans, &trace.strings);
                     (
-                        trace::build_spans(&trace.span_events, &trace.strings),
+                        spans,
+                        span_stats,
                         MemoryPartial::from_trace(trace, &mut symbolizer),
                         setup(trace),
                         group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer),
@@ -140,17 +150,7 @@ impl Partial {
         };
         drop(std::mem::take(&mut trace.workers));
         drop(std::mem::take(&mut trace.span_events));
-        let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
-        // Polls and delays ‖ spans.
-        let ((mut polls, delays), (busy_polls, span_stats)) = join(
-            || {
-                (
-                    PollStats::new(&tl, file, &loc),
-                    DelayStats::new(&tl, &trace.wakes, &loc),
-                )
-            },
-            || (busy_polls(&spans, &tl), span_stats(&spans, &trace.strings)),
-        );
+        let busy_polls = busy_polls(&spans, &tl);
         let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
         // Stacks are symbolized only for the polls that survive the cut.
         symbolize_long_polls(&mut polls.long_polls, &tl, &trace, &mut symbolizer);
