@@ -7,6 +7,8 @@ use d9lens_core::s3::catalog::{
 use d9lens_core::s3::layout::{Layout, OtherReason};
 use serde_json::Value;
 
+mod common;
+
 fn fixture_objects() -> Vec<CatalogObject> {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -413,58 +415,19 @@ fn helpers() {
     assert_eq!(host_ipv4("i-0abc123"), None);
 }
 
-/// 4 services × 25 hosts × 2 boots × 500 one-minute segments, minus 4 lost
-/// ones, plus 4 junk objects: 100,000 keys. The first boot uses the v1 layout
-/// under a prefix, the second the positional one.
+/// The 100,000 keys of [`common::bucket::hundred_thousand_keys`].
 #[test]
 fn hundred_thousand_keys() {
-    const SERVICES: u64 = 4;
-    const HOSTS: u64 = 25;
-    const PER_BOOT: u64 = 500;
-    // 2026-11-30 20:00 UTC: the second boots run past midnight.
-    const T0: u64 = 1_795_996_800 + 20 * 3600;
-    let mut keys = Vec::new();
-    for s in 0..SERVICES {
-        let svc = format!("svc{s}");
-        keys.push(CatalogObject {
-            key: format!("dial9-traces/version=1/date=2026-11-30/service={svc}/_SUCCESS"),
-            size: 0,
+    use common::bucket::{PER_BOOT, T0};
+    let keys: Vec<CatalogObject> = common::bucket::hundred_thousand_keys()
+        .into_iter()
+        .map(|(key, size)| CatalogObject {
+            key,
+            size,
             etag: None,
             last_modified_secs: None,
-        });
-        for h in 0..HOSTS {
-            let instance = format!("ip-10-{s}-{}-{}", h % 5, h + 1);
-            for boot in 0..2u64 {
-                let first = T0 + h + boot * (PER_BOOT * 60 + 600);
-                for i in 0..PER_BOOT {
-                    if h == 0 && boot == 1 && i == 251 {
-                        continue;
-                    }
-                    let start = first + i * 60;
-                    let date = d9lens_core::s3::layout::KeyDate::from_epoch_secs(start).unwrap();
-                    let time = d9lens_core::s3::layout::KeyTime::from_epoch_secs(start);
-                    let key = if boot == 0 {
-                        format!(
-                            "dial9-traces/version=1/date={date}/service={svc}/time={time}/instance={instance}/boot=bta{}/{start}-{i}.bin.gz",
-                            (b'a' + (h % 26) as u8) as char
-                        )
-                    } else {
-                        format!(
-                            "dial9-traces/{date}/{time}/{svc}/{instance}/btb{}-{h}/{start}-{i}.bin.gz",
-                            (b'a' + s as u8) as char
-                        )
-                    };
-                    let size = if i % 10 == 0 { 2_000_000 } else { 50_000 + i };
-                    keys.push(CatalogObject {
-                        key,
-                        size,
-                        etag: None,
-                        last_modified_secs: None,
-                    });
-                }
-            }
-        }
-    }
+        })
+        .collect();
     assert_eq!(keys.len(), 100_000);
 
     let mut catalog = Catalog::new("dial9-traces/");

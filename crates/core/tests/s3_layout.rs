@@ -2,9 +2,8 @@
 //! of `s3-layout.md` (escaping, fail-closed v1, hosts containing `/`).
 
 use d9lens_core::s3::layout::{
-    DecodeError, KeyDate, KeyTime, Layout, LayoutRoot, OtherReason, ParsedKey, Partition, SegmentKey, V1Defect,
-    decode_partition_value, discover_roots, escape_partition_value, is_boot_id, parse_key, v1_date_prefix,
-    v1_service_hour_prefix,
+    DecodeError, KeyDate, KeyTime, Layout, OtherReason, ParsedKey, Partition, SegmentKey, V1Defect,
+    decode_partition_value, escape_partition_value, is_boot_id, parse_key,
 };
 use serde_json::Value;
 
@@ -315,64 +314,6 @@ fn dates_and_times() {
     assert_eq!(date.days_since_epoch() * 86_400, 1_796_083_200);
     assert_eq!(serde_json::to_string(&date).unwrap(), "\"2026-12-01\"");
     assert!(serde_json::from_str::<KeyDate>("\"2026-13-01\"").is_err());
-}
-
-#[test]
-fn roots_are_discovered_from_delimiter_listings() {
-    // Root listing: one layout at the top, one below a prefix, plus noise.
-    let found = discover_roots(["version=1/", "2026-11-30/", "dial9-traces/", "other/", "README.txt"]);
-    assert_eq!(
-        found.roots,
-        vec![LayoutRoot {
-            prefix: String::new(),
-            layouts: vec![Layout::V1, Layout::Positional]
-        }]
-    );
-    assert_eq!(found.descend, vec!["dial9-traces/".to_owned(), "other/".to_owned()]);
-    // Second level.
-    let found = discover_roots(["dial9-traces/version=1/", "dial9-traces/dumps/", "other/notes/"]);
-    assert_eq!(
-        found.roots,
-        vec![LayoutRoot {
-            prefix: "dial9-traces/".into(),
-            layouts: vec![Layout::V1]
-        }]
-    );
-    assert_eq!(found.descend, vec!["other/notes/".to_owned()]);
-    // `2026-11-30/` followed by something that is not HHMM is not a positional root.
-    let found = discover_roots(["reports/2026-11-30/summary/"]);
-    assert!(found.roots.is_empty());
-}
-
-#[test]
-fn roots_are_discovered_from_full_keys() {
-    let objects = listing();
-    let keys: Vec<String> = objects
-        .iter()
-        .map(|o| format!("dial9-traces/{}", o["key"].as_str().unwrap()))
-        .collect();
-    let found = discover_roots(keys.iter().map(String::as_str));
-    assert_eq!(
-        found.roots,
-        vec![LayoutRoot {
-            prefix: "dial9-traces/".into(),
-            layouts: vec![Layout::V1, Layout::Positional]
-        }]
-    );
-    assert!(found.descend.is_empty());
-}
-
-#[test]
-fn listing_prefixes_follow_the_v1_partitions() {
-    let date = KeyDate::parse("2026-11-30").unwrap();
-    assert_eq!(
-        v1_date_prefix("dial9-traces", date),
-        "dial9-traces/version=1/date=2026-11-30/"
-    );
-    assert_eq!(
-        v1_service_hour_prefix("", date, "payments/api", 9),
-        "version=1/date=2026-11-30/service=payments%2Fapi/time=09"
-    );
 }
 
 #[test]

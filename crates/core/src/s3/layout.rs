@@ -14,7 +14,6 @@
 //! guessed at through the positional rules. Unknown keys stay visible that way.
 
 use crate::civil::{civil_from_days, days_from_civil, days_in_month};
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -550,113 +549,6 @@ pub fn is_boot_id(text: &str) -> bool {
     letters.len() == 4
         && letters.bytes().all(|b| b.is_ascii_lowercase())
         && pid.is_none_or(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// Where a layout starts in the bucket.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LayoutRoot {
-    /// `""` or a prefix ending in `/`.
-    pub prefix: String,
-    /// Layouts seen under it, sorted, without duplicates.
-    pub layouts: Vec<Layout>,
-}
-
-/// Result of [`discover_roots`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RootDiscovery {
-    /// Layout roots found, sorted by prefix.
-    pub roots: Vec<LayoutRoot>,
-    /// CommonPrefixes with no layout marker yet: list each of them with
-    /// `delimiter=/` and feed the result back in to go one level deeper.
-    pub descend: Vec<String>,
-}
-
-/// Finds layout roots from the entries of a delimiter listing: object keys
-/// and CommonPrefixes (which end in `/`) alike. A component `version=1`, or a
-/// valid `YYYY-MM-DD` (followed by an `HHMM` component or nothing), marks the
-/// start of a layout; the text before it is the root's prefix.
-pub fn discover_roots<'a>(paths: impl IntoIterator<Item = &'a str>) -> RootDiscovery {
-    let mut roots: BTreeMap<String, BTreeSet<Layout>> = BTreeMap::new();
-    let mut descend = BTreeSet::new();
-    for path in paths {
-        if let Some(dir) = path.strip_suffix('/') {
-            match find_marker(&dir.split('/').collect::<Vec<_>>()) {
-                Some((at, layout)) => {
-                    roots.entry(prefix_of(path, at)).or_default().insert(layout);
-                }
-                // A `dumps/` folder sits beside a layout, never above one.
-                None if dir.rsplit('/').next() != Some("dumps") => {
-                    descend.insert(path.to_owned());
-                }
-                None => {}
-            }
-            continue;
-        }
-        match parse_key(path, "") {
-            ParsedKey::Segment(segment) => {
-                roots.entry(segment.prefix).or_default().insert(segment.layout);
-            }
-            ParsedKey::Other { .. } => {
-                let components: Vec<&str> = path.split('/').collect();
-                let dirs = &components[..components.len() - 1];
-                if let Some((at, layout)) = find_marker(dirs) {
-                    roots.entry(prefix_of(path, at)).or_default().insert(layout);
-                }
-            }
-        }
-    }
-    RootDiscovery {
-        roots: roots
-            .into_iter()
-            .map(|(prefix, layouts)| LayoutRoot {
-                prefix,
-                layouts: layouts.into_iter().collect(),
-            })
-            .collect(),
-        descend: descend.into_iter().collect(),
-    }
-}
-
-/// First component that starts a layout, and which.
-fn find_marker(dirs: &[&str]) -> Option<(usize, Layout)> {
-    dirs.iter().enumerate().find_map(|(i, component)| {
-        if *component == "version=1" {
-            return Some((i, Layout::V1));
-        }
-        let next_fits = dirs.get(i + 1).is_none_or(|next| KeyTime::parse(next).is_some());
-        (KeyDate::parse(component).is_some() && next_fits).then_some((i, Layout::Positional))
-    })
-}
-
-/// The text of `path` before its `component`-th component.
-fn prefix_of(path: &str, component: usize) -> String {
-    let len: usize = path.split('/').take(component).map(|c| c.len() + 1).sum();
-    path[..len].to_owned()
-}
-
-/// `{root}version=1/date=D/`: one delimiter listing of it names the day's services.
-pub fn v1_date_prefix(root: &str, date: KeyDate) -> String {
-    format!("{}version=1/date={date}/", as_root(root))
-}
-
-/// `{root}version=1/date=D/service=S/time=HH`: a prefix match covering one hour
-/// (`time=HH00`…`time=HH59`) of one service. `service` is the decoded name.
-pub fn v1_service_hour_prefix(root: &str, date: KeyDate, service: &str, hour: u8) -> String {
-    format!(
-        "{}version=1/date={date}/service={}/time={hour:02}",
-        as_root(root),
-        escape_partition_value(service)
-    )
-}
-
-fn as_root(root: &str) -> String {
-    if root.is_empty() || root.ends_with('/') {
-        root.to_owned()
-    } else {
-        format!("{root}/")
-    }
 }
 
 fn hex_value(c: u8) -> Option<u8> {

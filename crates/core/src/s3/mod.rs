@@ -8,8 +8,9 @@
 //! - [`credentials`]: [`Credentials`] and parsing of pasted credential text.
 //! - [`cors`], [`retry`], [`time`], [`encode`]: the CORS rule to show, the backoff
 //!   schedule, time values, SigV4 percent-encoding.
-//! - [`layout`], [`catalog`], [`spec`]: dial9's object-key layouts, what a bucket holds
-//!   according to its listings, and shareable choices of its segments.
+//! - [`layout`], [`listing_plan`], [`catalog`], [`spec`]: dial9's object-key layouts,
+//!   the walk of listings that finds a bucket's keys, what the bucket holds according
+//!   to them, and shareable choices of its segments.
 
 pub mod catalog;
 pub mod cors;
@@ -18,6 +19,7 @@ pub mod encode;
 pub mod error;
 pub mod layout;
 pub mod listing;
+pub mod listing_plan;
 pub mod request;
 pub mod retry;
 pub mod sigv4;

@@ -14,6 +14,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use super::credentials::Credentials;
 use super::encode::uri_encode;
 use super::sigv4::{self, ExpiresIn, Payload, SignableRequest, SigningParams, SigningSettings};
@@ -293,7 +295,8 @@ impl ByteRange {
 }
 
 /// The parameters of one ListObjectsV2 call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ListObjectsV2 {
     /// Only keys starting with this (empty: the whole bucket).
     pub prefix: String,

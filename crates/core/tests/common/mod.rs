@@ -1,6 +1,8 @@
 //! Shared helpers for the core's integration tests: the real dial9 fixtures.
 #![allow(dead_code)]
 
+pub mod bucket;
+
 use d9lens_core::analysis::{Merger, Options, analyze_file};
 use d9lens_core::report::Report;
 use std::path::{Path, PathBuf};
@@ -78,4 +80,16 @@ pub fn s3_reference_keys() -> Vec<String> {
     walk(&root, &root, &mut out);
     out.sort();
     out
+}
+
+/// (key, size) of every object of the fixture bucket (`s3-bucket.listing.json`).
+pub fn s3_fixture_objects() -> Vec<(String, u64)> {
+    let listing: serde_json::Value =
+        serde_json::from_slice(&read("s3-bucket.listing.json")).expect("the fixture listing is JSON");
+    listing["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .map(|o| (o["key"].as_str().unwrap().to_owned(), o["bytes"].as_u64().unwrap()))
+        .collect()
 }

@@ -1,0 +1,382 @@
+//! The listing walk against the fixture bucket's keys and a 100,000-key
+//! bucket, answered by an in-memory bucket with S3's listing semantics (the
+//! CLI's tests run the same walk against s3s-fs).
+
+mod common;
+
+use common::bucket::Bucket;
+use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingPlan, NotListed, NotListedReason, PlanError};
+use d9lens_core::s3::{ListPage, ObjectEntry};
+use std::collections::BTreeSet;
+
+/// What a walk did: every request in the order sent, the keys listed.
+struct Walk {
+    requests: Vec<ListRequest>,
+    keys: BTreeSet<String>,
+    max_in_flight: usize,
+    /// Round trips if every request in flight is answered at once.
+    rounds: usize,
+    plan: ListingPlan,
+}
+
+impl Walk {
+    /// Each partition once: `D prefix` (delimiter) or `F prefix` (flat).
+    fn partitions(&self) -> BTreeSet<String> {
+        self.requests
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    if r.list.delimiter.is_some() { "D" } else { "F" },
+                    r.list.prefix
+                )
+            })
+            .collect()
+    }
+}
+
+/// Runs `plan` against `bucket`: in each round every request in flight is
+/// answered, newest first, so partitions complete out of order.
+fn walk(bucket: &Bucket, mut plan: ListingPlan) -> Walk {
+    let (mut requests, mut keys, mut max_in_flight, mut rounds) = (Vec::new(), BTreeSet::new(), 0, 0);
+    loop {
+        let round = plan.next_requests();
+        if round.is_empty() {
+            break;
+        }
+        rounds += 1;
+        max_in_flight = max_in_flight.max(plan.progress().in_flight);
+        for request in round.iter().rev() {
+            let page = bucket.list(&request.list);
+            keys.extend(page.contents.iter().map(|o| o.key.clone()));
+            plan.on_page(request.id, &page).unwrap();
+        }
+        requests.extend(round);
+    }
+    assert!(plan.is_done() && plan.progress().done);
+    Walk {
+        requests,
+        keys,
+        max_in_flight,
+        rounds,
+        plan,
+    }
+}
+
+fn fixture() -> Bucket {
+    Bucket::new(common::s3_fixture_objects())
+}
+
+fn limits(page_size: Option<u16>) -> ListingLimits {
+    ListingLimits {
+        page_size,
+        ..ListingLimits::default()
+    }
+}
+
+/// Every key under `prefix` was listed, or lies under a prefix the walk says it left out.
+fn assert_accounted_for(bucket: &Bucket, prefix: &str, w: &Walk) {
+    for key in bucket.keys().filter(|k| k.starts_with(prefix)) {
+        assert!(
+            w.keys.contains(key) || w.plan.not_listed().iter().any(|n| key.starts_with(&n.prefix)),
+            "{key} was neither listed nor reported as not listed"
+        );
+    }
+}
+
+#[test]
+fn the_fixture_bucket_is_walked_by_partition() {
+    let bucket = fixture();
+    let w = walk(&bucket, ListingPlan::new("", limits(None)));
+    let v1 = "version=1/date=2026-11-30";
+    let v1b = "version=1/date=2026-12-01";
+    let expected: BTreeSet<String> = [
+        "D ".to_owned(),
+        "D 2026-11-30/".into(),
+        "F 2026-11-30/08".into(),
+        "D version=1/".into(),
+        format!("D {v1}/"),
+        format!("D {v1b}/"),
+        format!("D {v1}/service=checkout-api/"),
+        format!("F {v1}/service=checkout-api/time=14"),
+        format!("D {v1}/service=payments%2Fapi/"),
+        format!("F {v1}/service=payments%2Fapi/time=23"),
+        format!("D {v1b}/service=inventory-svc/"),
+        format!("F {v1b}/service=inventory-svc/_tmp/"),
+        format!("F {v1b}/service=inventory-svc/time=09"),
+        format!("F {v1b}/service=inventory-svc/time=10"),
+        format!("D {v1b}/service=payments%2Fapi/"),
+        format!("F {v1b}/service=payments%2Fapi/time=00"),
+    ]
+    .into();
+    assert_eq!(w.partitions(), expected);
+    assert_eq!(w.requests.len(), 16, "one page each");
+    // Every object, the junk included (README.txt, _SUCCESS, index.json, upload.lock).
+    assert_eq!(w.keys, bucket.keys().map(str::to_owned).collect());
+    assert!(w.plan.not_listed().is_empty());
+    let progress = w.plan.progress();
+    assert_eq!((progress.partitions, progress.partitions_listed), (16, 16));
+    assert_eq!((progress.pages, progress.objects), (16, 30));
+    assert_eq!(progress.truncation_note(), None);
+    // Delimiter levels first, then six hours at once: five round trips, not sixteen.
+    assert_eq!((w.rounds, w.max_in_flight), (5, 6));
+}
+
+#[test]
+fn small_pages_continue_each_partition_from_its_token() {
+    let bucket = fixture();
+    let w = walk(&bucket, ListingPlan::new("", limits(Some(2))));
+    assert_eq!(w.partitions().len(), 16);
+    assert_eq!(w.keys.len(), 30);
+    let continued = w
+        .requests
+        .iter()
+        .filter(|r| r.list.continuation_token.is_some())
+        .count();
+    assert_eq!(w.requests.len(), 16 + continued);
+    assert!(continued >= 8, "{continued}");
+    assert!(w.requests.iter().all(|r| r.list.max_keys == Some(2)));
+}
+
+#[test]
+fn the_layout_is_found_below_a_prefix_and_unknown_trees_stay_visible() {
+    let mut objects: Vec<(String, u64)> = common::s3_fixture_objects()
+        .into_iter()
+        .map(|(k, s)| (format!("dial9-traces/{k}"), s))
+        .collect();
+    objects.extend(
+        [
+            "dial9-traces/dumps/d-42.json",
+            "other/app/logs/2026/a.txt",
+            "other/app/logs/2026/b.txt",
+            "notes.txt",
+        ]
+        .map(|k| (k.to_owned(), 10)),
+    );
+    let bucket = Bucket::new(objects);
+    let w = walk(&bucket, ListingPlan::new("", limits(None)));
+    assert_eq!(w.keys, bucket.keys().map(str::to_owned).collect());
+    let partitions = w.partitions();
+    for p in [
+        "D dial9-traces/",
+        "D dial9-traces/version=1/",
+        "D dial9-traces/2026-11-30/",
+        "F dial9-traces/dumps/",
+        "D other/",
+        "D other/app/",
+        // Three levels searched: below that, listed flat.
+        "F other/app/logs/",
+    ] {
+        assert!(partitions.contains(p), "{p} missing from {partitions:?}");
+    }
+    assert_eq!(partitions.len(), 16 + 5);
+
+    // Starting at the prefix skips the search.
+    let w = walk(&bucket, ListingPlan::new("dial9-traces/", limits(None)));
+    assert_eq!(w.keys.len(), 31);
+    assert!(w.partitions().iter().all(|p| p[2..].starts_with("dial9-traces/")));
+}
+
+#[test]
+fn a_prefix_may_end_mid_component() {
+    let bucket = fixture();
+    let w = walk(
+        &bucket,
+        ListingPlan::new("version=1/date=2026-11-30/service=payments", limits(None)),
+    );
+    let base = "version=1/date=2026-11-30/service=payments";
+    assert_eq!(
+        w.partitions(),
+        [
+            format!("D {base}"),
+            format!("D {base}%2Fapi/"),
+            format!("F {base}%2Fapi/time=23")
+        ]
+        .into()
+    );
+    assert_eq!(w.keys.len(), 2);
+
+    // Narrower than an hour: listed as given, never wider.
+    let narrow = "version=1/date=2026-11-30/service=checkout-api/time=140";
+    let w = walk(&bucket, ListingPlan::new(narrow, limits(None)));
+    assert_eq!(w.partitions(), [format!("D {narrow}"), format!("F {narrow}")].into());
+    assert_eq!(w.keys.len(), 6 + 8, "time=1405 and time=1406, not time=1420");
+    assert!(w.keys.iter().all(|k| k.starts_with(narrow)));
+
+    // Inside a partition: one flat listing.
+    let w = walk(&bucket, ListingPlan::new("2026-11-30/0814/", limits(None)));
+    assert_eq!(w.partitions(), ["F 2026-11-30/0814/".to_owned()].into());
+    assert_eq!(w.keys.len(), 1);
+}
+
+#[test]
+fn the_object_cap_stops_the_walk_and_names_what_was_left_out() {
+    let bucket = fixture();
+    let capped = ListingLimits {
+        max_objects: 10,
+        ..limits(Some(3))
+    };
+    let w = walk(&bucket, ListingPlan::new("", capped));
+    assert!(w.keys.len() >= 10 && w.keys.len() < 30, "{}", w.keys.len());
+    assert_accounted_for(&bucket, "", &w);
+    let not_listed = w.plan.not_listed();
+    assert!(!not_listed.is_empty());
+    assert!(
+        not_listed
+            .iter()
+            .all(|n| n.reason == NotListedReason::ObjectCap { max_objects: 10 })
+    );
+    assert!(
+        not_listed.iter().any(|n| n.objects_listed > 0),
+        "one was cut mid-listing"
+    );
+    let progress = w.plan.progress();
+    assert_eq!(progress.not_listed_count, not_listed.len());
+    let note = progress.truncation_note().unwrap();
+    assert!(note.contains("not listed completely"), "{note}");
+    let line = not_listed[0].to_string();
+    assert!(line.contains("the listing stopped at 10 objects"), "{line}");
+}
+
+#[test]
+fn the_partition_budget_and_the_cap_on_other_prefixes() {
+    let bucket = fixture();
+    let budget = ListingLimits {
+        max_partitions: 5,
+        ..limits(None)
+    };
+    let w = walk(&bucket, ListingPlan::new("", budget));
+    assert_eq!(w.partitions().len(), 5);
+    assert_eq!(w.plan.progress().partitions, 5);
+    assert_accounted_for(&bucket, "", &w);
+    assert!(
+        w.plan
+            .not_listed()
+            .iter()
+            .all(|n| n.reason == NotListedReason::PartitionBudget { max_partitions: 5 } && n.objects_listed == 0)
+    );
+    assert!(!w.plan.not_listed().is_empty());
+
+    let junk = Bucket::new((0..5).map(|i| (format!("junk/{i}.txt"), 1)));
+    let capped = ListingLimits {
+        max_other_objects: 2,
+        search_depth: 1,
+        ..limits(Some(2))
+    };
+    let w = walk(&junk, ListingPlan::new("", capped));
+    assert_eq!(w.keys.len(), 2);
+    assert_eq!(
+        w.plan.not_listed(),
+        [NotListed {
+            prefix: "junk/".into(),
+            objects_listed: 2,
+            reason: NotListedReason::OtherCap { max_other_objects: 2 }
+        }]
+    );
+}
+
+#[test]
+fn a_failed_partition_is_reported_and_the_rest_listed() {
+    let bucket = fixture();
+    let mut plan = ListingPlan::new("", limits(None));
+    let mut keys = BTreeSet::new();
+    while let Some(request) = plan.next_request() {
+        if request.list.prefix == "version=1/" {
+            plan.on_failed(request.id, "Access Denied").unwrap();
+            continue;
+        }
+        let page = bucket.list(&request.list);
+        keys.extend(page.contents.iter().map(|o| o.key.clone()));
+        plan.on_page(request.id, &page).unwrap();
+    }
+    assert!(plan.is_done());
+    assert_eq!(keys.len(), 3, "README.txt and the two positional segments");
+    assert_eq!(
+        plan.not_listed(),
+        [NotListed {
+            prefix: "version=1/".into(),
+            objects_listed: 0,
+            reason: NotListedReason::Failed {
+                message: "Access Denied".into()
+            }
+        }]
+    );
+    assert_eq!(
+        plan.not_listed()[0].to_string(),
+        "version=1/: not listed, its listing failed: Access Denied"
+    );
+}
+
+#[test]
+fn answers_are_checked() {
+    let mut plan = ListingPlan::new("p/", limits(None));
+    let first = plan.next_request().unwrap();
+    assert_eq!(
+        plan.on_page(first.id + 1, &page(None)),
+        Err(PlanError::UnknownRequest(first.id + 1))
+    );
+    plan.on_page(first.id, &page(Some("t"))).unwrap();
+    // A server that hands out the same token again would loop forever.
+    let second = plan.next_request().unwrap();
+    assert_eq!(second.list.continuation_token.as_deref(), Some("t"));
+    plan.on_page(second.id, &page(Some("t"))).unwrap();
+    assert!(plan.is_done());
+    assert!(matches!(
+        &plan.not_listed()[0].reason,
+        NotListedReason::Failed { message } if message.contains("same continuation token")
+    ));
+    assert_eq!(
+        plan.on_page(second.id, &page(None)),
+        Err(PlanError::UnknownRequest(second.id))
+    );
+}
+
+fn page(token: Option<&str>) -> ListPage {
+    ListPage {
+        bucket: None,
+        prefix: "p/".into(),
+        delimiter: Some("/".into()),
+        start_after: None,
+        max_keys: None,
+        key_count: None,
+        contents: vec![ObjectEntry {
+            key: "p/x".into(),
+            size: 1,
+            etag: None,
+            last_modified: None,
+        }],
+        common_prefixes: Vec::new(),
+        next_continuation_token: token.map(str::to_owned),
+    }
+}
+
+#[test]
+fn concurrency_is_bounded() {
+    let bucket = fixture();
+    let two = ListingLimits {
+        concurrency: 2,
+        ..limits(None)
+    };
+    let w = walk(&bucket, ListingPlan::new("", two));
+    assert_eq!(w.max_in_flight, 2);
+    assert_eq!(w.keys.len(), 30);
+}
+
+/// 100,000 keys (v1 under `dial9-traces/` and positional, across midnight):
+/// listed completely in a fraction of the round trips one sequential listing needs.
+#[test]
+fn a_hundred_thousand_keys_in_few_round_trips() {
+    let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
+    let w = walk(&bucket, ListingPlan::new("", limits(None)));
+    assert_eq!(w.keys.len(), 100_000);
+    assert!(w.plan.not_listed().is_empty());
+    assert_eq!(w.max_in_flight, 6);
+    let progress = w.plan.progress();
+    // 14 delimiter listings (root, prefix, version=1/, 2 dates, 8 services, 1
+    // positional date), 9 hours × 4 services of v1, 9 positional hours (each
+    // holding every service) …
+    assert_eq!(progress.partitions, 14 + 36 + 9, "{:?}", w.partitions());
+    assert_eq!(progress.pages, 132);
+    // … against 100 pages one after the other.
+    assert_eq!(w.rounds, 25);
+}
