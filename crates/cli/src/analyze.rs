@@ -1,13 +1,12 @@
 //! `d9lens analyze`: read files, analyze each on its own thread, merge, print.
 
 use crate::args::AnalyzeArgs;
+use crate::{output, parallel};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
 use d9lens_core::container::{self, Container, Gunzip};
-use d9lens_core::report::text;
 use d9lens_core::trace::TraceParser;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn is_trace_name(name: &str) -> bool {
     name.ends_with(".bin") || name.ends_with(".bin.gz")
@@ -85,24 +84,7 @@ fn analyze_each(
     if let [only] = files {
         return take(analyze_path(only, opts, cores > 1)?);
     }
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|s| {
-        for _ in 0..cores.min(files.len()) {
-            let tx = tx.clone();
-            s.spawn(|| {
-                let tx = tx;
-                while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    // A closed channel: the receiver gave up on an error.
-                    if tx.send(analyze_path(f, opts, false)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        rx.into_iter().try_for_each(|outcome| take(outcome?))
-    })
+    parallel::for_each_ready(files, cores, |f| analyze_path(f, opts, false), |outcome| take(outcome?))
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
@@ -133,24 +115,5 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         merger.add(outcome.partial);
         Ok(())
     })?;
-    let report = merger.into_report();
-    // In file order, whichever file finished first.
-    for err in &report.errors {
-        eprintln!(
-            "d9lens: {}{}: {}",
-            err.file,
-            err.offset.map_or(String::new(), |o| format!(" @{o}")),
-            err.message
-        );
-    }
-    let failed = !report.errors.is_empty();
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
-    } else {
-        print!("{}", text::render(&report, &args.opts));
-    }
-    // The process is about to exit: freeing the report's many small allocations
-    // one by one would only cost time.
-    std::mem::forget(report);
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    output::print_report(merger.into_report(), &args.opts, args.json)
 }

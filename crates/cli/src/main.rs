@@ -3,6 +3,8 @@
 mod analyze;
 mod args;
 mod diagnose;
+mod output;
+mod parallel;
 mod s3;
 mod zoom;
 

@@ -201,7 +201,7 @@ fn find<'a>(items: &'a Value, field: &str, value: &str) -> &'a Value {
 }
 
 #[test]
-fn ls_lists_the_whole_bucket_page_by_page() {
+fn ls_walks_the_whole_bucket_by_partition() {
     let s = servers!();
     let out = d9lens(&[
         "s3",
@@ -215,7 +215,15 @@ fn ls_lists_the_whole_bucket_page_by_page() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v = json(&out);
-    assert_eq!(v["pages"], 5, "30 objects at 7 a page");
+    // The walk: root, positional date, version=1/, 2 dates, 4 services (delimiter
+    // listings), then 7 hours or other folders listed flat; 3 of them need a second page.
+    assert_eq!(v["partitions"], 16);
+    assert_eq!(
+        v["pages"],
+        16 + 2,
+        "checkout-api's hour 14 holds 16 objects: 3 pages of 7"
+    );
+    assert_eq!(v["notListed"], serde_json::json!([]));
 
     // Every object of the fixture, with its size.
     let listed: BTreeMap<String, u64> = ["segments", "others"]
@@ -301,7 +309,7 @@ fn ls_lists_the_whole_bucket_page_by_page() {
     let shown = text(&out.stdout);
     for needle in [
         "30 objects",
-        "5 listing pages",
+        "18 listing pages over 16 prefixes",
         "SERVICE payments/api (in keys: payments%2Fapi)",
         "subnet 10.0.1.0/24",
         "boot zgmu-24044",
@@ -330,6 +338,52 @@ fn ls_under_a_prefix_and_without_the_cors_front() {
     let v = json(&out);
     assert_eq!(v["summary"]["objects"], 8);
     assert_eq!(v["summary"]["dates"], serde_json::json!(["2026-12-01"]));
+}
+
+#[test]
+fn ls_names_what_the_object_cap_left_out() {
+    let s = servers!();
+    let out = d9lens(&[
+        "s3",
+        "ls",
+        &format!("s3://{BUCKET}"),
+        "--endpoint",
+        &s.plain,
+        "--max-keys",
+        "3",
+        "--max-objects",
+        "10",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = json(&out);
+    let listed: BTreeSet<String> = ["segments", "others"]
+        .iter()
+        .flat_map(|k| v["catalog"][k].as_array().unwrap().iter())
+        .map(|o| o["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert!((10..30).contains(&listed.len()), "{}", listed.len());
+    let not_listed: Vec<&str> = v["notListed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            assert_eq!(n["reason"], serde_json::json!({"kind": "objectCap", "maxObjects": 10}));
+            n["prefix"].as_str().unwrap()
+        })
+        .collect();
+    // Every object of the bucket is listed or under a prefix named as left out.
+    for o in listing()["objects"].as_array().unwrap() {
+        let key = o["key"].as_str().unwrap();
+        assert!(
+            listed.contains(key) || not_listed.iter().any(|p| key.starts_with(p)),
+            "{key} is unaccounted for"
+        );
+    }
+    let err = text(&out.stderr);
+    assert!(err.contains("not listed completely"), "{err}");
+    assert!(err.contains(&format!("d9lens:   {}: ", not_listed[0])), "{err}");
+    assert!(err.contains("the listing stopped at 10 objects"), "{err}");
 }
 
 #[test]
@@ -475,6 +529,56 @@ fn analyze_a_boot_window_equals_the_local_analysis() {
 }
 
 #[test]
+fn analyze_a_fleet_overview_takes_one_segment_per_host() {
+    let s = servers!();
+    // 2026-11-30 23:00 to 2026-12-01 10:00: payments/api's host and inventory-svc's two.
+    let out = d9lens(&[
+        "s3",
+        "analyze",
+        &format!("s3://{BUCKET}"),
+        "--endpoint",
+        &s.cors,
+        "--fleet",
+        "--from",
+        "2026-11-30T23:00:00Z",
+        "--to",
+        "2026-12-01T10:00:00Z",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut remote = json(&out);
+    // Each host's segment starting nearest 04:30, the middle of the window (in key order).
+    let keys = [
+        "version=1/date=2026-12-01/service=inventory-svc/time=0959/instance=ip-10-0-3-101/boot=mvkz-24844/1796119182-0.bin.gz",
+        "version=1/date=2026-12-01/service=inventory-svc/time=0959/instance=ip-10-0-3-102/boot=ganz-25992/1796119187-0.bin.gz",
+        "version=1/date=2026-12-01/service=payments%2Fapi/time=0000/instance=ip-10-0-1-88/boot=lovg-24843/1796083210-2.bin.gz",
+    ];
+    assert_eq!(remote["files"], serde_json::json!(keys));
+    assert!(text(&out.stderr).contains("3 segments"), "{}", text(&out.stderr));
+    // Partials fold in name order: copies named to sort like the keys.
+    let dir = std::env::temp_dir().join(format!("d9lens-fleet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths: Vec<String> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let copy = dir.join(format!("{i}.bin.gz"));
+            std::fs::copy(fixtures().join("s3-bucket").join(k), &copy).unwrap();
+            copy.to_string_lossy().into_owned()
+        })
+        .collect();
+    let mut args = vec!["analyze", "--json"];
+    args.extend(paths.iter().map(String::as_str));
+    let mut local = json(&Command::new(env!("CARGO_BIN_EXE_d9lens")).args(&args).output().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+    without_file_names(&mut remote);
+    without_file_names(&mut local);
+    assert!(remote == local, "s3 analyze --fleet differs from the local analysis");
+    let both = d9lens(&["s3", "analyze", &format!("s3://{BUCKET}"), "--fleet", "--sample", "2"]);
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
 fn a_broken_segment_is_reported_and_the_rest_analyzed() {
     let s = servers!();
     let out = d9lens(&[
@@ -565,7 +669,7 @@ fn throttling_is_retried_with_backoff() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     assert!(
-        err.contains("listing page 1: S3 is throttling requests (HTTP 503)"),
+        err.contains(r#"listing "version=1/date=2026-11-30/service=payments": S3 is throttling requests (HTTP 503)"#),
         "{err}"
     );
     assert!(err.contains("Retry 2 in"), "{err}");

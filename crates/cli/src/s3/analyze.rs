@@ -1,20 +1,34 @@
-//! `d9lens s3 analyze`: pick segments from the bucket's catalog, download them in
-//! parallel (bounded), analyze each, merge, print. A segment that fails to download
-//! or decode is listed with its key and the rest is still reported.
+//! `d9lens s3 analyze`: pick segments from the bucket's catalog, download and
+//! analyze them on a bounded number of threads, and fold each outcome into the
+//! report as it is ready (memory does not grow with the number of segments). A
+//! segment that fails to download or decode is listed with its key and the
+//! rest is still reported.
 
 use super::args::AnalyzeArgs;
 use super::http::Client;
 use super::{ls, summary};
-use d9lens_core::analysis::{FileOutcome, Merger, Partial, analyze_file};
-use d9lens_core::report::{FileError, text};
+use crate::{output, parallel};
+use d9lens_core::analysis::{FileOutcome, Merger, Options, Partial, analyze_file};
+use d9lens_core::report::FileError;
 use d9lens_core::s3::catalog::{Catalog, Selection, TimeWindow};
+use d9lens_core::s3::spec::SelectionSpec;
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The segments the flags ask for, in time order, sampled when asked.
 pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
-    let window = TimeWindow::new(a.from.unwrap_or(0), a.to.unwrap_or(u64::MAX)).unwrap_or(TimeWindow::ALL);
+    let (from, to) = (a.from.unwrap_or(0), a.to.unwrap_or(u64::MAX));
+    if a.fleet {
+        // The page's fleet overview: the service by its decoded name (as the key spells it works too).
+        let service = a.service.as_ref().map(|v| {
+            catalog
+                .segments()
+                .iter()
+                .find(|s| s.parts.service_raw == *v)
+                .map_or(v.clone(), |s| s.parts.service.clone())
+        });
+        return SelectionSpec::Fleet { service, from, to }.resolve(catalog);
+    }
+    let window = TimeWindow::new(from, to).unwrap_or(TimeWindow::ALL);
     let selection = catalog.segments_overlapping(window, |s| {
         a.service
             .as_ref()
@@ -30,43 +44,24 @@ pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
     }
 }
 
-/// Downloads and analyzes on `jobs` threads; each holds one object at a time.
-fn analyze_all(client: &Client, keys: &[&str], a: &AnalyzeArgs) -> Vec<FileOutcome> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<FileOutcome>>> = Mutex::new(vec![None; keys.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..a.jobs.min(keys.len()) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&key) = keys.get(i) else { break };
-                    let outcome = match client.get_object(key) {
-                        Ok(bytes) => analyze_file(key, &bytes, &a.opts),
-                        Err(e) => FileOutcome {
-                            partial: Partial {
-                                file: key.to_owned(),
-                                ..Partial::default()
-                            },
-                            error: Some(FileError {
-                                file: key.to_owned(),
-                                offset: None,
-                                message: format!("download failed: {}", e.cause()),
-                            }),
-                            raw_bytes: 0,
-                            events: 0,
-                        },
-                    };
-                    results.lock().expect("no panics while holding the lock")[i] = Some(outcome);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("threads joined")
-        .into_iter()
-        .map(|r| r.expect("every key analyzed"))
-        .collect()
+/// One segment downloaded and analyzed; a failed download is its error.
+fn download_and_analyze(client: &Client, key: &str, opts: &Options) -> FileOutcome {
+    match client.get_object(key) {
+        Ok(bytes) => analyze_file(key, &bytes, opts),
+        Err(e) => FileOutcome {
+            partial: Partial {
+                file: key.to_owned(),
+                ..Partial::default()
+            },
+            error: Some(FileError {
+                file: key.to_owned(),
+                offset: None,
+                message: format!("download failed: {}", e.cause()),
+            }),
+            raw_bytes: 0,
+            events: 0,
+        },
+    }
 }
 
 fn describe(a: &AnalyzeArgs) -> String {
@@ -82,6 +77,9 @@ fn describe(a: &AnalyzeArgs) -> String {
     if let Some(to) = a.to {
         parts.push(format!("to {}", summary::time(to)));
     }
+    if a.fleet {
+        parts.push("one segment per host".to_owned());
+    }
     if parts.is_empty() {
         "everything".to_owned()
     } else {
@@ -91,10 +89,12 @@ fn describe(a: &AnalyzeArgs) -> String {
 
 pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     let client = Client::new(super::config(&a.common)?);
-    let (catalog, _) = match ls::list(&client, &a.common) {
+    let listed = match ls::list(&client, &a.common) {
         Ok(listed) => listed,
         Err(e) => return Ok(super::failed(&e, &client.config())),
     };
+    ls::warn_not_listed(&listed);
+    let catalog = listed.catalog;
     let selection = select(&catalog, a);
     let url = a.common.location.url();
     if selection.is_empty() {
@@ -121,31 +121,21 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
         describe(a)
     );
     let keys: Vec<&str> = selection.keys().collect();
-    let outcomes = analyze_all(&client, &keys, a);
-
-    let mut merger = Merger::new(a.opts.clone());
+    let mut merger = Merger::new(a.opts.clone()).with_files(keys.iter().map(|k| k.to_string()));
     if keys.len() > 1 {
         merger = merger.with_label(format!("{} segments from {url}", keys.len()));
     }
-    let mut failed = false;
-    for outcome in outcomes {
-        if let Some(err) = outcome.error {
-            failed = true;
-            eprintln!(
-                "d9lens: {}{}: {}",
-                err.file,
-                err.offset.map_or(String::new(), |o| format!(" @{o}")),
-                err.message
-            );
-            merger.add_error(err);
-        }
-        merger.add(outcome.partial);
-    }
-    let report = merger.finish();
-    if a.common.json {
-        super::print_out(&(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"))?;
-    } else {
-        super::print_out(&text::render(&report, &a.opts))?;
-    }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    parallel::for_each_ready(
+        &keys,
+        a.jobs,
+        |key| download_and_analyze(&client, key, &a.opts),
+        |outcome| {
+            if let Some(err) = outcome.error {
+                merger.add_error(err);
+            }
+            merger.add(outcome.partial);
+            Ok::<(), String>(())
+        },
+    )?;
+    output::print_report(merger.into_report(), &a.opts, a.common.json)
 }

@@ -2,6 +2,7 @@
 
 use d9lens_core::analysis::Options;
 use d9lens_core::s3::Timestamp;
+use d9lens_core::s3::listing_plan::DEFAULT_MAX_OBJECTS;
 
 /// `s3://BUCKET[/PREFIX]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +39,8 @@ pub struct Common {
     pub endpoint: Option<String>,
     pub region: Option<String>,
     pub max_keys: Option<u16>,
+    /// Objects listed at most (the listing says what it left out).
+    pub max_objects: u64,
     pub json: bool,
 }
 
@@ -57,6 +60,8 @@ pub struct AnalyzeArgs {
     /// Unix seconds, exclusive.
     pub to: Option<u64>,
     pub sample: Option<usize>,
+    /// One segment per host (the page's fleet overview).
+    pub fleet: bool,
     pub jobs: usize,
     pub opts: Options,
 }
@@ -105,6 +110,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         endpoint: None,
         region: None,
         max_keys: None,
+        max_objects: DEFAULT_MAX_OBJECTS,
         json: false,
     };
     let mut a = AnalyzeArgs {
@@ -115,6 +121,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         from: None,
         to: None,
         sample: None,
+        fleet: false,
         jobs: DEFAULT_JOBS,
         opts: Options::default(),
     };
@@ -131,6 +138,12 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
                 }
                 common.max_keys = Some(n);
             }
+            "--max-objects" => {
+                common.max_objects = number(value(&mut it, flag)?, flag)?;
+                if common.max_objects == 0 {
+                    return Err("--max-objects must be >= 1".into());
+                }
+            }
             "--json" => common.json = true,
             "--service" if analyze => a.service = Some(value(&mut it, flag)?.to_owned()),
             "--host" if analyze => a.host = Some(value(&mut it, flag)?.to_owned()),
@@ -144,6 +157,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
                 }
                 a.sample = Some(n);
             }
+            "--fleet" if analyze => a.fleet = true,
             "--jobs" if analyze => {
                 a.jobs = number::<usize>(value(&mut it, flag)?, flag)?.clamp(1, 32);
             }
@@ -159,6 +173,9 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         && from >= to
     {
         return Err("--from must be before --to".into());
+    }
+    if a.fleet && (a.host.is_some() || a.boot.is_some() || a.sample.is_some()) {
+        return Err("--fleet picks one segment per host: not with --host, --boot or --sample".into());
     }
     a.common = common.clone();
     Ok((common, a))

@@ -5,8 +5,7 @@
 
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
-    Endpoint, HttpRequest, ListError, ListObjectsV2, ListPage, Method, Region, S3Config, S3Error, Timestamp,
-    backoff_delay, parse_list_page,
+    Endpoint, HttpRequest, ListError, ListObjectsV2, Method, Region, S3Config, S3Error, Timestamp, backoff_delay,
 };
 use std::hash::BuildHasher;
 use std::sync::RwLock;
@@ -237,41 +236,6 @@ impl Client {
                 delay.as_millis()
             );
             std::thread::sleep(delay);
-        }
-    }
-
-    /// Lists every key under `prefix` (no delimiter), page by page through the
-    /// continuation tokens; returns the number of pages.
-    pub fn list_all(
-        &self,
-        prefix: &str,
-        max_keys: Option<u16>,
-        mut on_page: impl FnMut(ListPage),
-    ) -> Result<usize, FetchError> {
-        let mut token: Option<String> = None;
-        let mut pages = 0;
-        loop {
-            let list = ListObjectsV2 {
-                prefix: prefix.to_owned(),
-                continuation_token: token.clone(),
-                max_keys,
-                ..ListObjectsV2::default()
-            };
-            let what = format!("listing page {}", pages + 1);
-            let resp = self.fetch(&what, |config, now| config.list_objects_v2(&list, now))?;
-            let page = parse_list_page(&resp.body).map_err(FetchError::Listing)?;
-            pages += 1;
-            let next = page.next_continuation_token.clone();
-            on_page(page);
-            match next {
-                Some(next) if token.as_deref() == Some(next.as_str()) => {
-                    return Err(FetchError::Listing(ListError::Xml(
-                        "the server returned the same continuation token twice".into(),
-                    )));
-                }
-                Some(next) => token = Some(next),
-                None => return Ok(pages),
-            }
         }
     }
 

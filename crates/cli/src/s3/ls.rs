@@ -1,55 +1,133 @@
-//! `d9lens s3 ls`: list a bucket (prefix) completely and show what it holds.
+//! `d9lens s3 ls`: walk a bucket (prefix) with the core's listing plan and show
+//! what it holds.
 
 use super::args::{Common, LsArgs};
 use super::http::{Client, FetchError};
 use super::summary;
 use d9lens_core::s3::catalog::Catalog;
+use d9lens_core::s3::listing_plan::{ListingLimits, ListingPlan, ListingProgress, NotListed};
+use d9lens_core::s3::parse_list_page;
 use serde_json::json;
 use std::process::ExitCode;
 
-/// Every object under the prefix, in a catalog; also the number of pages listed.
-pub fn list(client: &Client, common: &Common) -> Result<(Catalog, usize), FetchError> {
+/// What the walk found, and what it left out.
+pub struct Listed {
+    pub catalog: Catalog,
+    pub progress: ListingProgress,
+    pub not_listed: Vec<NotListed>,
+}
+
+/// Walks everything under the prefix, the plan's listings in parallel. A
+/// failed listing is reported as not listed; only when nothing could be
+/// listed at all is the failure the answer.
+pub fn list(client: &Client, common: &Common) -> Result<Listed, FetchError> {
+    let limits = ListingLimits {
+        page_size: common.max_keys,
+        max_objects: common.max_objects,
+        ..ListingLimits::default()
+    };
+    let mut plan = ListingPlan::new(&common.location.prefix, limits);
     // The layout root is found in each key, wherever the prefix stops.
     let mut catalog = Catalog::new("");
+    let mut first_error = None;
     let mut reported = 0;
-    let pages = client.list_all(&common.location.prefix, common.max_keys, |page| {
-        catalog.add_page(page.contents);
-        // Large buckets take a while: a note every 10,000 objects.
-        if catalog.object_count() / 10_000 > reported {
-            reported = catalog.object_count() / 10_000;
-            eprintln!("d9lens: listed {} objects…", catalog.object_count());
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        loop {
+            for request in plan.next_requests() {
+                let tx = tx.clone();
+                s.spawn(move || {
+                    let what = format!("listing {:?}", request.list.prefix);
+                    let page = client
+                        .fetch(&what, |config, now| config.list_objects_v2(&request.list, now))
+                        .and_then(|r| parse_list_page(&r.body).map_err(FetchError::Listing));
+                    // The receiver outlives every listing thread.
+                    let _ = tx.send((request.id, page));
+                });
+            }
+            if plan.is_done() {
+                break;
+            }
+            let (id, page) = rx.recv().expect("a listing is in flight");
+            let answered = match page {
+                Ok(page) => {
+                    let answered = plan.on_page(id, &page);
+                    catalog.add_page(page.contents);
+                    answered
+                }
+                Err(e) => {
+                    let answered = plan.on_failed(id, &e.cause());
+                    first_error.get_or_insert(e);
+                    answered
+                }
+            };
+            answered.expect("every answer is to a request of the plan");
+            // Large buckets take a while: a note every 10,000 objects.
+            if catalog.object_count() / 10_000 > reported {
+                reported = catalog.object_count() / 10_000;
+                eprintln!("d9lens: listed {} objects…", catalog.object_count());
+            }
         }
-    })?;
-    Ok((catalog, pages))
+    });
+    let progress = plan.progress();
+    match first_error {
+        Some(e) if progress.partitions_listed == 0 => Err(e),
+        _ => Ok(Listed {
+            catalog,
+            progress,
+            not_listed: plan.not_listed().to_vec(),
+        }),
+    }
+}
+
+/// Says on stderr what the walk left out, if anything.
+pub fn warn_not_listed(listed: &Listed) {
+    if let Some(note) = listed.progress.truncation_note() {
+        eprintln!("d9lens: {note}");
+        for n in &listed.not_listed {
+            eprintln!("d9lens:   {n}");
+        }
+    }
 }
 
 pub fn run(a: &LsArgs) -> Result<ExitCode, String> {
     let client = Client::new(super::config(&a.common)?);
-    let (catalog, pages) = match list(&client, &a.common) {
+    let listed = match list(&client, &a.common) {
         Ok(listed) => listed,
         Err(e) => return Ok(super::failed(&e, &client.config())),
     };
+    warn_not_listed(&listed);
     let config = client.config();
     let endpoint = summary::endpoint_text(&config);
+    let Listed {
+        catalog,
+        progress,
+        not_listed,
+    } = listed;
     if a.common.json {
         let doc = json!({
             "bucket": config.bucket.as_str(),
             "prefix": a.common.location.prefix,
             "endpoint": endpoint,
             "region": config.region.as_str(),
-            "pages": pages,
+            "pages": progress.pages,
+            "partitions": progress.partitions,
+            "notListed": not_listed,
             "summary": catalog.summary(),
             "catalog": catalog,
         });
-        super::print_out(&(serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n"))?;
+        crate::output::print_out(&(serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n"))?;
     } else {
         let header = format!(
-            "{} ({endpoint}, region {}; {pages} listing page{})",
+            "{} ({endpoint}, region {}; {} listing page{} over {} prefix{})",
             a.common.location.url(),
             config.region.as_str(),
-            if pages == 1 { "" } else { "s" }
+            progress.pages,
+            if progress.pages == 1 { "" } else { "s" },
+            progress.partitions,
+            if progress.partitions == 1 { "" } else { "es" },
         );
-        super::print_out(&summary::render(&header, &catalog.summary()))?;
+        crate::output::print_out(&summary::render(&header, &catalog.summary()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

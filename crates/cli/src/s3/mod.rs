@@ -14,14 +14,17 @@ use http::FetchError;
 use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
-  d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--json]
+  d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--max-objects N] [--json]
   d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--service S] [--host H] [--boot B]
-                    [--from TIME --to TIME] [--sample N] [--jobs N] [--json] [--reference-compatible]
+                    [--from TIME --to TIME] [--sample N | --fleet] [--jobs N] [--json] [--reference-compatible]
 
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (anonymous
 without them); the region from --region, AWS_REGION or AWS_DEFAULT_REGION (default us-east-1);
 the endpoint from --endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (default AWS S3).
-TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds.";
+TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds.
+The bucket is listed by partition (dates, services, hours), several listings at once, up to
+--max-objects (200000); what a cap leaves out is named on stderr. --fleet picks one segment per
+host, the one starting nearest the middle of the window; --sample N spreads N over the selection.";
 
 pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     let with_usage = |e: String| format!("{e}\n\n{USAGE}");
@@ -91,14 +94,4 @@ fn failed(err: &FetchError, config: &S3Config) -> ExitCode {
         eprintln!("{hint}");
     }
     ExitCode::from(1)
-}
-
-/// Writes the result to stdout; a closed pipe (`| head`) is not an error.
-fn print_out(text: &str) -> Result<(), String> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing the output: {e}")),
-        _ => Ok(()),
-    }
 }
