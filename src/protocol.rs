@@ -11,6 +11,7 @@
 
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::s3::catalog::{CatalogSummary, Selection};
+use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingProgress};
 use d9lens_core::s3::spec::SelectionSpec;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
@@ -55,7 +56,7 @@ impl ToWorker {
         match self {
             ToWorker::Analyze { bytes, .. }
             | ToWorker::Catalog {
-                request: CatalogRequest::AddPage { bytes },
+                request: CatalogRequest::AddPage { bytes, .. },
                 ..
             } => Some(bytes),
             _ => None,
@@ -63,21 +64,34 @@ impl ToWorker {
     }
 }
 
-/// What the catalog worker is asked: it keeps one bucket catalog, fed page by
-/// page, so a listing of any size is parsed and summarized off the page's thread.
+/// What the catalog worker is asked: it keeps one bucket catalog and the walk
+/// of listings that fills it ([`ListingPlan`]), fed page by page, so a listing
+/// of any size is planned, parsed and summarized off the page's thread. The
+/// page only sends the requests the worker plans.
+///
+/// [`ListingPlan`]: d9lens_core::s3::listing_plan::ListingPlan
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CatalogRequest {
-    /// Start over with the keys under `prefix`.
+    /// Start over: an empty catalog and a new walk of everything under `prefix`.
     #[serde(rename_all = "camelCase")]
-    Reset {
+    Start {
         prefix: String,
+        limits: ListingLimits,
     },
-    /// Parse one ListObjectsV2 answer and add its objects.
+    /// The answer to the walk's request `listing`: one ListObjectsV2 page.
+    #[serde(rename_all = "camelCase")]
     AddPage {
+        listing: u32,
         /// Not part of the JSON header: carried as a transferred `ArrayBuffer`.
         #[serde(skip)]
         bytes: Vec<u8>,
+    },
+    /// The walk's request `listing` failed for good (`message`: why, secret-free).
+    #[serde(rename_all = "camelCase")]
+    ListingFailed {
+        listing: u32,
+        message: String,
     },
     Summary,
     #[serde(rename_all = "camelCase")]
@@ -90,11 +104,14 @@ pub enum CatalogRequest {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CatalogReply {
-    Reset,
+    /// Where the walk stands after a `Start`, `AddPage` or `ListingFailed`,
+    /// and the listings to send now.
     #[serde(rename_all = "camelCase")]
-    PageAdded {
+    Planned {
+        requests: Vec<ListRequest>,
+        progress: ListingProgress,
+        /// Distinct objects in the catalog.
         objects: u64,
-        next_continuation_token: Option<String>,
         elapsed_ms: f64,
     },
     #[serde(rename_all = "camelCase")]
@@ -103,14 +120,10 @@ pub enum CatalogReply {
         elapsed_ms: f64,
     },
     #[serde(rename_all = "camelCase")]
-    Resolved {
-        selection: Selection,
-    },
-    /// An unreadable listing page, or a request the worker could not read.
+    Resolved { selection: Selection },
+    /// A request the worker could not read, or one out of turn (no walk started).
     #[serde(rename_all = "camelCase")]
-    Failed {
-        message: String,
-    },
+    Failed { message: String },
 }
 
 /// What a worker is doing with a file.

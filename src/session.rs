@@ -168,7 +168,7 @@ impl AppState {
         let mut jobs = Vec::with_capacity(inputs.len());
         let mut rows = Vec::with_capacity(inputs.len());
         {
-            let mut run = self.begin(&ctl);
+            let mut run = self.begin(&ctl, inputs.iter().map(|i| i.name.clone()));
             for input in inputs {
                 let id = run.next_id;
                 run.next_id += 1;
@@ -191,7 +191,7 @@ impl AppState {
     pub fn analyze_url(&self, url: &str, name: &str) {
         let Some(ctl) = self.controller() else { return };
         let id = {
-            let mut run = self.begin(&ctl);
+            let mut run = self.begin(&ctl, [name.to_owned()]);
             let id = run.next_id;
             run.next_id += 1;
             run.pending.insert(id);
@@ -287,13 +287,17 @@ impl AppState {
         ctl.pool.submit(jobs);
     }
 
-    fn begin<'a>(&self, ctl: &'a Controller) -> std::cell::RefMut<'a, Run> {
+    /// A new run over the files `names`: told them up front, the merger folds
+    /// each partial as soon as every file before it is in, so a run of many
+    /// segments holds only those that finished early (a failed download holds
+    /// the ones after it until it is retried, or the run ends).
+    fn begin<'a>(&self, ctl: &'a Controller, names: impl IntoIterator<Item = String>) -> std::cell::RefMut<'a, Run> {
         ctl.pool.cancel_all();
         let mut run = ctl.run.borrow_mut();
         let next_id = run.next_id;
         *run = Run {
             next_id,
-            merger: Some(Merger::new(Options::default())),
+            merger: Some(Merger::new(Options::default()).with_files(names)),
             started_ms: now_ms(),
             ..Run::default()
         };

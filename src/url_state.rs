@@ -12,6 +12,8 @@ pub struct UrlState {
     pub region: String,
     pub prefix: String,
     pub max_keys: Option<u16>,
+    /// The listing's object cap, when not the default.
+    pub max_objects: Option<u64>,
     pub selection: Option<SelectionSpec>,
     /// `report` once a selection was analyzed.
     pub view: Option<String>,
@@ -31,6 +33,9 @@ impl UrlState {
         }
         if let Some(n) = self.max_keys {
             pairs.push(("maxKeys", n.to_string()));
+        }
+        if let Some(n) = self.max_objects {
+            pairs.push(("maxObjects", n.to_string()));
         }
         let service = |s: &Option<String>| s.clone().map(|s| ("service", s));
         match &self.selection {
@@ -114,6 +119,7 @@ impl UrlState {
             region: get("region"),
             prefix: get("prefix"),
             max_keys: num("maxKeys").and_then(|n| u16::try_from(n).ok()),
+            max_objects: num("maxObjects"),
             selection,
             view: opt("view"),
         })

@@ -1,17 +1,19 @@
 //! The worker side: everything CPU-heavy (gunzip, decode, analysis, listing
-//! parsing and the bucket catalog) runs here, never on the page's thread.
+//! parsing, the walk of listings and the bucket catalog) runs here, never on
+//! the page's thread.
 
 use crate::clock::now_ms;
 use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, ToWorker};
 use d9lens_core::analysis::{Options, analyze_file};
 use d9lens_core::s3::catalog::Catalog;
-use d9lens_core::s3::parse_list_page;
+use d9lens_core::s3::listing_plan::ListingPlan;
+use d9lens_core::s3::{ListPage, parse_list_page};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 thread_local! {
-    /// The catalog of the catalog worker (unused in analysis workers).
-    static CATALOG: RefCell<Catalog> = RefCell::new(Catalog::default());
+    /// The catalog worker's bucket (unused in analysis workers).
+    static CATALOG: RefCell<CatalogState> = RefCell::new(CatalogState::default());
 }
 
 /// Handles one request, posting progress and the outcome through `post`.
@@ -81,33 +83,77 @@ fn analyze(id: u32, name: &str, options: &Options, bytes: Vec<u8>, post: &mut dy
     post(FromWorker::Done { id, outcome });
 }
 
+/// The catalog worker's bucket: its catalog and the walk of listings filling it.
+#[derive(Default)]
+struct CatalogState {
+    catalog: Catalog,
+    plan: Option<ListingPlan>,
+}
+
+impl CatalogState {
+    /// Gives the walk one answer (`Ok(page)` or why its request failed), and
+    /// catalogues the page's objects.
+    fn answer(&mut self, listing: u32, page: Result<ListPage, String>) -> Result<(), String> {
+        let plan = self.plan.as_mut().ok_or("no listing was started")?;
+        match page {
+            Ok(page) => {
+                plan.on_page(listing, &page).map_err(|e| e.to_string())?;
+                self.catalog.add_page(page.contents);
+                Ok(())
+            }
+            Err(message) => plan.on_failed(listing, &message).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Where the walk stands, and the listings to send now.
+    fn planned(&mut self, started: f64) -> CatalogReply {
+        let objects = self.catalog.object_count() as u64;
+        match self.plan.as_mut() {
+            Some(plan) => CatalogReply::Planned {
+                requests: plan.next_requests(),
+                progress: plan.progress(),
+                objects,
+                elapsed_ms: now_ms() - started,
+            },
+            None => CatalogReply::Failed {
+                message: "no listing was started".into(),
+            },
+        }
+    }
+}
+
 fn catalog(request: CatalogRequest) -> CatalogReply {
     let started = now_ms();
-    CATALOG.with_borrow_mut(|catalog| match request {
-        CatalogRequest::Reset { prefix } => {
-            *catalog = Catalog::new(&prefix);
-            CatalogReply::Reset
-        }
-        CatalogRequest::AddPage { bytes } => match parse_list_page(&bytes) {
-            Ok(page) => {
-                catalog.add_page(page.contents);
-                CatalogReply::PageAdded {
-                    objects: catalog.object_count() as u64,
-                    next_continuation_token: page.next_continuation_token,
-                    elapsed_ms: now_ms() - started,
-                }
+    CATALOG.with_borrow_mut(|state| {
+        let answered = match request {
+            CatalogRequest::Start { prefix, limits } => {
+                // The layout root is found in each key, wherever the prefix stops.
+                state.catalog = Catalog::new("");
+                state.plan = Some(ListingPlan::new(&prefix, limits));
+                Ok(())
             }
-            Err(e) => CatalogReply::Failed {
-                message: format!("the listing is not readable: {e}"),
-            },
-        },
-        CatalogRequest::Summary => CatalogReply::Summary {
-            summary: Box::new(catalog.summary()),
-            elapsed_ms: now_ms() - started,
-        },
-        CatalogRequest::Resolve { spec } => CatalogReply::Resolved {
-            selection: spec.resolve(catalog),
-        },
+            CatalogRequest::AddPage { listing, bytes } => {
+                let page =
+                    parse_list_page(&bytes).map_err(|e| format!("the answer is not a ListObjectsV2 listing ({e})"));
+                state.answer(listing, page)
+            }
+            CatalogRequest::ListingFailed { listing, message } => state.answer(listing, Err(message)),
+            CatalogRequest::Summary => {
+                return CatalogReply::Summary {
+                    summary: Box::new(state.catalog.summary()),
+                    elapsed_ms: now_ms() - started,
+                };
+            }
+            CatalogRequest::Resolve { spec } => {
+                return CatalogReply::Resolved {
+                    selection: spec.resolve(&state.catalog),
+                };
+            }
+        };
+        match answered {
+            Ok(()) => state.planned(started),
+            Err(message) => CatalogReply::Failed { message },
+        }
     })
 }
 

@@ -21,6 +21,7 @@ fn shared_state_round_trips_through_the_fragment() {
         region: "us-east-1".into(),
         prefix: String::new(),
         max_keys: None,
+        max_objects: None,
         selection: Some(SelectionSpec::Host {
             service: "payments/api".into(),
             instance: "ip-10-0-1-88".into(),
@@ -42,6 +43,7 @@ fn every_selection_kind_round_trips_through_the_fragment() {
         region: "us-east-1".into(),
         prefix: "dial9 traces/".into(),
         max_keys: Some(7),
+        max_objects: Some(10),
         selection: None,
         view: Some("report".into()),
     };

@@ -3,6 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
+use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingProgress};
 use d9lens_core::s3::spec::SelectionSpec;
 use d9lens_web::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, ToWorker};
 use d9lens_web::worker;
@@ -195,27 +196,46 @@ const LISTING_PAGE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <Contents><Key>version=1/date=2026-11-30/service=payments%2Fapi/time=2359/instance=ip-10-0-1-88/boot=lovg-24843/1796083195-1.bin.gz</Key><LastModified>2026-12-01T00:00:10.000Z</LastModified><ETag>&quot;cc&quot;</ETag><Size>59435</Size></Contents>
 </ListBucketResult>"#;
 
+/// The catalog worker's walk: the listings it plans, and where it stands.
+fn planned(reply: CatalogReply) -> (Vec<ListRequest>, ListingProgress, u64) {
+    match reply {
+        CatalogReply::Planned {
+            requests,
+            progress,
+            objects,
+            ..
+        } => (requests, progress, objects),
+        other => panic!("expected the walk's plan: {other:?}"),
+    }
+}
+
 #[wasm_bindgen_test]
-fn catalog_requests_parse_listings_summarize_and_resolve_in_the_worker() {
-    assert!(matches!(
-        catalog_call(1, CatalogRequest::Reset { prefix: String::new() }),
-        CatalogReply::Reset
-    ));
-    let reply = catalog_call(
-        2,
-        CatalogRequest::AddPage {
-            bytes: LISTING_PAGE.as_bytes().to_vec(),
-        },
-    );
-    let CatalogReply::PageAdded {
-        objects,
-        next_continuation_token,
-        ..
-    } = reply
-    else {
-        panic!("{reply:?}")
+fn catalog_requests_walk_parse_summarize_and_resolve_in_the_worker() {
+    let start = CatalogRequest::Start {
+        prefix: String::new(),
+        limits: ListingLimits::default(),
     };
-    assert_eq!((objects, next_continuation_token.as_deref()), (3, Some("page-2")));
+    let (requests, progress, objects) = planned(catalog_call(1, start));
+    assert_eq!((progress.partitions, progress.done, objects), (1, false, 0));
+    let [root] = requests.as_slice() else {
+        panic!("{requests:?}")
+    };
+    assert_eq!(
+        (root.list.prefix.as_str(), root.list.delimiter.as_deref()),
+        ("", Some("/"))
+    );
+
+    let page = CatalogRequest::AddPage {
+        listing: root.id,
+        bytes: LISTING_PAGE.as_bytes().to_vec(),
+    };
+    let (requests, progress, objects) = planned(catalog_call(2, page));
+    assert_eq!((objects, progress.pages), (3, 1));
+    // The root listing continues from its token.
+    let [next] = requests.as_slice() else {
+        panic!("{requests:?}")
+    };
+    assert_eq!(next.list.continuation_token.as_deref(), Some("page-2"));
 
     let CatalogReply::Summary { summary, .. } = catalog_call(3, CatalogRequest::Summary) else {
         panic!("no summary")
@@ -243,23 +263,35 @@ fn catalog_requests_parse_listings_summarize_and_resolve_in_the_worker() {
     );
     assert_eq!(selection.segments[0].segment.etag.as_deref(), Some("\"cc\""));
 
-    // A page that is not a listing fails, and leaves the catalog as it was.
-    let reply = catalog_call(
-        5,
-        CatalogRequest::AddPage {
-            bytes: b"<Error><Code>AccessDenied</Code></Error>".to_vec(),
-        },
-    );
-    assert!(
-        matches!(reply, CatalogReply::Failed { ref message } if message.contains("not readable")),
-        "{reply:?}"
-    );
-    let CatalogReply::Summary { summary, .. } = catalog_call(6, CatalogRequest::Summary) else {
-        panic!("no summary")
+    // An answer that is not a listing leaves the catalog as it was and its prefix not listed.
+    let page = CatalogRequest::AddPage {
+        listing: next.id,
+        bytes: b"<Error><Code>AccessDenied</Code></Error>".to_vec(),
     };
-    assert_eq!(summary.objects, 3);
-    // A new listing starts from nothing.
-    catalog_call(7, CatalogRequest::Reset { prefix: "x/".into() });
+    let (requests, progress, objects) = planned(catalog_call(5, page));
+    assert!(requests.is_empty() && progress.done);
+    assert_eq!(objects, 3);
+    assert_eq!(progress.not_listed_count, 1);
+    assert!(
+        progress.not_listed[0]
+            .to_string()
+            .contains("not a ListObjectsV2 listing"),
+        "{:?}",
+        progress.not_listed
+    );
+    // An answer to no request of the walk is refused.
+    let stray = CatalogRequest::ListingFailed {
+        listing: 99,
+        message: "x".into(),
+    };
+    assert!(matches!(catalog_call(6, stray), CatalogReply::Failed { .. }));
+    // A new walk starts from nothing.
+    let start = CatalogRequest::Start {
+        prefix: "x/".into(),
+        limits: ListingLimits::default(),
+    };
+    let (requests, ..) = planned(catalog_call(7, start));
+    assert_eq!(requests[0].list.prefix, "x/");
     let CatalogReply::Summary { summary, .. } = catalog_call(8, CatalogRequest::Summary) else {
         panic!("no summary")
     };

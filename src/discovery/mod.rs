@@ -1,10 +1,12 @@
 //! What a bucket holds, from its listing alone (nothing is downloaded).
 //!
-//! ListObjectsV2 answers go, unparsed, to the catalog worker
-//! ([`remote_catalog`]), which parses them and keeps the bucket [`Catalog`]:
-//! the page's thread only fetches, and renders the summary the worker sends
-//! back (throttled while pages stream in), so rendering walks hosts and
-//! boots, never 100k keys. Selections are resolved by the worker too.
+//! The catalog worker ([`remote_catalog`]) plans the walk of listings (the
+//! core's `ListingPlan`: partitions, several at once, caps) and keeps the
+//! bucket [`Catalog`]; the page's thread only sends the ListObjectsV2
+//! requests it is handed, passes each answer back unparsed, and renders the
+//! summary the worker sends (throttled while pages stream in), so rendering
+//! walks hosts and boots, never 100k keys. Selections are resolved by the
+//! worker too.
 //!
 //! [`Catalog`]: d9lens_core::s3::catalog::Catalog
 
@@ -17,29 +19,30 @@ use crate::clock::now_ms;
 use crate::protocol::{CatalogReply, CatalogRequest};
 use crate::s3::client::Client;
 use crate::s3::errors_view::Problem;
-use d9lens_core::s3::ListObjectsV2;
 use d9lens_core::s3::catalog::{CatalogSummary, Selection};
+use d9lens_core::s3::listing_plan::{ListingLimits, ListingProgress};
 use d9lens_core::s3::spec::SelectionSpec;
+use futures::StreamExt;
+use futures::channel::mpsc;
 use leptos::prelude::*;
 use remote_catalog::RemoteCatalog;
 use std::sync::Arc;
 
-/// Stop listing after this many objects (and say so).
-pub const MAX_LISTED_OBJECTS: u64 = 200_000;
 /// Ask for a fresh summary at most this often while pages arrive.
 const SUMMARY_INTERVAL_MS: f64 = 1000.0;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListingStatus {
     pub running: bool,
+    /// The walk finished and listed something (a cap may still have left parts out).
     pub done: bool,
-    pub pages: u32,
+    /// Distinct objects in the catalog.
     pub objects: u64,
-    /// Set when a cap stopped the listing early.
-    pub truncated: Option<String>,
+    /// The walk: prefixes, pages, what a cap or a failure left out.
+    pub walk: ListingProgress,
     /// Wall time of the listing so far, on the page's clock.
     pub elapsed_ms: f64,
-    /// The catalog worker's time: parsing and cataloguing every page, and the last summary.
+    /// The catalog worker's time: planning, parsing and cataloguing every page, and the last summary.
     pub worker_pages_ms: f64,
     pub worker_summary_ms: f64,
 }
@@ -89,8 +92,11 @@ impl Discovery {
         }
     }
 
-    /// Lists everything under `prefix`, page by page. A newer call supersedes this one.
-    pub async fn list(&self, client: Client, prefix: String, max_keys: u16) -> Result<(), Problem> {
+    /// Walks everything under `prefix`: the catalog worker plans the listings
+    /// (several at once), this thread sends them and hands each answer back.
+    /// A newer call supersedes this one. `Err`: a listing failed (what the
+    /// others found is still listed).
+    pub async fn list(&self, client: Client, prefix: String, limits: ListingLimits) -> Result<(), Problem> {
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
         let catalog = self.catalog()?;
@@ -101,66 +107,67 @@ impl Discovery {
             ..ListingStatus::default()
         });
         self.version.update(|v| *v += 1);
-        if let CatalogReply::Failed { message } = catalog.call(CatalogRequest::Reset { prefix: prefix.clone() }).await {
-            return Err(Problem::input(message, "Reload the page."));
-        }
-        let mut token: Option<String> = None;
+        let (answers, mut answered) = mpsc::unbounded();
+        let mut reply = catalog.call(CatalogRequest::Start { prefix, limits }).await;
+        let mut problem = None;
         let mut last_summary = now_ms();
         let result = loop {
-            let list = ListObjectsV2 {
-                prefix: prefix.clone(),
-                continuation_token: token.take(),
-                max_keys: Some(max_keys),
-                ..ListObjectsV2::default()
-            };
-            let body = match client.list_raw(&list).await {
-                Ok(body) => body,
-                Err(e) => break Err(Problem::from_s3(&e)),
-            };
-            if self.generation.get_value() != generation {
-                return Ok(());
-            }
-            let (objects, next, elapsed_ms) = match catalog.call(CatalogRequest::AddPage { bytes: body }).await {
-                CatalogReply::PageAdded {
+            let (requests, walk, objects, elapsed_ms) = match reply {
+                CatalogReply::Planned {
+                    requests,
+                    progress,
                     objects,
-                    next_continuation_token,
                     elapsed_ms,
-                } => (objects, next_continuation_token, elapsed_ms),
+                } => (requests, progress, objects, elapsed_ms),
                 CatalogReply::Failed { message } => break Err(Problem::bad_answer(&message)),
                 other => break Err(Problem::bad_answer(&format!("unexpected catalog answer {other:?}"))),
             };
+            for request in requests {
+                let (client, answers) = (client.clone(), answers.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let body = client.list_raw(&request.list).await;
+                    // A closed channel: a newer listing replaced this one.
+                    let _ = answers.unbounded_send((request.id, body));
+                });
+            }
+            let done = walk.done;
             self.status.update(|s| {
-                s.pages += 1;
+                s.walk = walk;
                 s.objects = objects;
                 s.worker_pages_ms += elapsed_ms;
                 s.elapsed_ms = now_ms() - started;
             });
-            match next {
-                Some(_) if objects >= MAX_LISTED_OBJECTS => {
-                    self.status.update(|s| {
-                        s.truncated = Some(format!(
-                            "Listing stopped after {objects} objects (the page's cap is {MAX_LISTED_OBJECTS}): \
-                             the summary covers only the keys listed so far. Narrow the prefix to see the rest."
-                        ))
-                    });
-                    break Ok(());
-                }
-                Some(next) => token = Some(next),
-                None => break Ok(()),
+            if done {
+                break problem.map_or(Ok(()), Err);
             }
             if now_ms() - last_summary >= SUMMARY_INTERVAL_MS && !self.summarizing.get_value() {
-                // Not awaited: the next page is fetched while the worker summarizes.
+                // Not awaited: listings go on while the worker summarizes.
                 let this = *self;
                 let catalog = catalog.clone();
                 wasm_bindgen_futures::spawn_local(async move { this.refresh_summary(&catalog, generation).await });
                 last_summary = now_ms();
             }
+            let Some((listing, body)) = answered.next().await else {
+                break Err(Problem::bad_answer("a listing gave no answer"));
+            };
+            if self.generation.get_value() != generation {
+                return Ok(());
+            }
+            reply = match body {
+                Ok(bytes) => catalog.call(CatalogRequest::AddPage { listing, bytes }).await,
+                Err(e) => {
+                    let failure = Problem::from_s3(&e);
+                    let message = failure.cause.clone();
+                    problem.get_or_insert(failure);
+                    catalog.call(CatalogRequest::ListingFailed { listing, message }).await
+                }
+            };
         };
         if self.generation.get_value() == generation {
             self.refresh_summary(&catalog, generation).await;
             self.status.update(|s| {
                 s.running = false;
-                s.done = result.is_ok();
+                s.done = s.walk.done && (result.is_ok() || s.walk.partitions_listed > 0);
                 s.elapsed_ms = now_ms() - started;
             });
         }

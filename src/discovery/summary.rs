@@ -9,6 +9,7 @@ use crate::units;
 use d9lens_core::s3::catalog::{
     BootAnomaly, BootStart, BootSummary, CatalogSummary, HostKey, HostSummary, OtherGroup, Selection, ServiceSummary,
 };
+use d9lens_core::s3::listing_plan::ListingProgress;
 use d9lens_core::s3::spec::SelectionSpec;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -22,34 +23,58 @@ const MAX_CHIPS: usize = 300;
 pub fn DiscoveryView(discovery: Discovery, sel: SelectionState) -> impl IntoView {
     let status = move || {
         let s = discovery.status.get();
-        let state = if s.running {
-            "Listing…"
+        let w = &s.walk;
+        let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let pages = plural(w.pages, "page", "pages");
+        let prefixes = plural(w.partitions as u64, "prefix", "prefixes");
+        let elapsed = units::elapsed(s.elapsed_ms);
+        if s.running {
+            format!(
+                "Listing… {} objects · {} of {prefixes} listed, {} at once · {pages} ({elapsed})",
+                s.objects, w.partitions_listed, w.in_flight
+            )
         } else if s.done {
-            "Listed"
+            format!("Listed {} objects in {pages} over {prefixes} ({elapsed})", s.objects)
         } else {
-            "Listing stopped:"
-        };
-        format!(
-            "{state} {} objects in {} page{} ({})",
-            s.objects,
-            s.pages,
-            if s.pages == 1 { "" } else { "s" },
-            units::elapsed(s.elapsed_ms)
-        )
+            format!(
+                "Listing stopped: {} objects in {pages} over {prefixes} ({elapsed})",
+                s.objects
+            )
+        }
     };
     // The catalog worker's own times, for benchmarks (scripts/bench-browser.mjs).
     let timing = move |f: fn(&ListingStatus) -> f64| move || format!("{:.1}", discovery.status.with(f));
+    let count = move |f: fn(&ListingStatus) -> u64| move || discovery.status.with(f).to_string();
     view! {
         <section class="card discovery" data-testid="discovery" data-done=move || discovery.status.get().done.to_string()>
             <h2 class="panel-title">"What the bucket holds"</h2>
             <p class="muted" data-testid="listing-status" data-elapsed-ms=timing(|s| s.elapsed_ms)
-                data-worker-pages-ms=timing(|s| s.worker_pages_ms) data-worker-summary-ms=timing(|s| s.worker_summary_ms)>
+                data-worker-pages-ms=timing(|s| s.worker_pages_ms) data-worker-summary-ms=timing(|s| s.worker_summary_ms)
+                data-objects=count(|s| s.objects) data-pages=count(|s| s.walk.pages) data-prefixes=count(|s| s.walk.partitions as u64)>
                 {status}
             </p>
-            {move || discovery.status.get().truncated.map(|t| view! { <p class="warning" data-testid="listing-truncated">{t}</p> })}
+            {move || not_listed_view(&discovery.status.get().walk)}
             {move || discovery.summary.get().map(|s| summary_view(s, discovery, sel))}
         </section>
     }
+}
+
+/// What a cap or a failed listing left out, prefix by prefix (the core says why).
+fn not_listed_view(walk: &ListingProgress) -> Option<impl IntoView + use<>> {
+    let note = walk.truncation_note()?;
+    let more = walk.not_listed_count.saturating_sub(walk.not_listed.len());
+    let items = walk
+        .not_listed
+        .iter()
+        .map(|n| view! { <li data-testid="not-listed" data-prefix=n.prefix.clone()>{n.to_string()}</li> })
+        .collect_view();
+    Some(view! {
+        <div class="warning" data-testid="listing-truncated" data-count=walk.not_listed_count.to_string()>
+            <p>{note}</p>
+            <ul class="not-listed">{items}</ul>
+            {(more > 0).then(|| view! { <p class="muted">{format!("… and {more} more")}</p> })}
+        </div>
+    })
 }
 
 fn summary_view(s: Arc<CatalogSummary>, discovery: Discovery, sel: SelectionState) -> impl IntoView {

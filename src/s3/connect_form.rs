@@ -87,6 +87,10 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                         <span>"Keys per listing page"</span>
                         <input type="number" min="1" max="1000" data-testid="s3-max-keys" bind:value=f.max_keys />
                     </label>
+                    <label class="field inline">
+                        <span>"List at most (objects)"</span>
+                        <input type="number" min="1" data-testid="s3-max-objects" bind:value=f.max_objects />
+                    </label>
                 </div>
                 <div class="form-actions">
                     <button type="submit" class="button primary" data-testid="s3-connect" prop:disabled=move || s3.connecting.get()>

@@ -15,6 +15,7 @@ pub mod sts;
 use crate::discovery::Discovery;
 use crate::url_state::{self, UrlState};
 use client::Client;
+use d9lens_core::s3::listing_plan::{DEFAULT_MAX_OBJECTS, ListingLimits};
 use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Config};
 use errors_view::Problem;
 use leptos::prelude::*;
@@ -45,6 +46,7 @@ pub struct Form {
     pub public: RwSignal<bool>,
     pub remember: RwSignal<bool>,
     pub max_keys: RwSignal<String>,
+    pub max_objects: RwSignal<String>,
 }
 
 /// The S3 side's state. `Copy`: hand it to any component or closure.
@@ -79,6 +81,7 @@ impl S3State {
                 public: RwSignal::new(false),
                 remember: RwSignal::new(false),
                 max_keys: s(&DEFAULT_MAX_KEYS.to_string()),
+                max_objects: s(&DEFAULT_MAX_OBJECTS.to_string()),
             },
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
@@ -111,18 +114,15 @@ impl S3State {
         if let Some(n) = url.max_keys {
             f.max_keys.set(n.to_string());
         }
+        if let Some(n) = url.max_objects {
+            f.max_objects.set(n.to_string());
+        }
     }
 
     /// The URL state of the current form (selection and view added by the caller).
     pub fn url_state(&self) -> UrlState {
         let f = self.form;
-        let max_keys = f
-            .max_keys
-            .get_untracked()
-            .trim()
-            .parse::<u16>()
-            .ok()
-            .filter(|&n| n != DEFAULT_MAX_KEYS);
+        let limits = self.limits();
         UrlState {
             endpoint: f.endpoint.get_untracked().trim().to_owned(),
             bucket: f.bucket.get_untracked().trim().to_owned(),
@@ -131,9 +131,22 @@ impl S3State {
                 .map(|c| c.region())
                 .unwrap_or_else(|| f.region.get_untracked().trim().to_owned()),
             prefix: f.prefix.get_untracked(),
-            max_keys,
+            max_keys: limits.page_size.filter(|&n| n != DEFAULT_MAX_KEYS),
+            max_objects: Some(limits.max_objects).filter(|&n| n != DEFAULT_MAX_OBJECTS),
             selection: None,
             view: None,
+        }
+    }
+
+    /// The listing walk's limits from the form (page size, object cap).
+    fn limits(&self) -> ListingLimits {
+        let f = self.form;
+        let max_keys = f.max_keys.get_untracked().trim().parse::<u16>();
+        let max_objects = f.max_objects.get_untracked().trim().parse::<u64>();
+        ListingLimits {
+            page_size: Some(max_keys.unwrap_or(DEFAULT_MAX_KEYS).clamp(1, 1000)),
+            max_objects: max_objects.ok().filter(|&n| n > 0).unwrap_or(DEFAULT_MAX_OBJECTS),
+            ..ListingLimits::default()
         }
     }
 
@@ -231,14 +244,7 @@ impl S3State {
             Err(problem) => return self.problem.set(Some(problem)),
         };
         self.remember_credentials();
-        let max_keys = self
-            .form
-            .max_keys
-            .get_untracked()
-            .trim()
-            .parse::<u16>()
-            .unwrap_or(DEFAULT_MAX_KEYS)
-            .clamp(1, 1000);
+        let limits = self.limits();
         let prefix = self.form.prefix.get_untracked();
         let role_arn = self.form.role_arn.get_untracked().trim().to_owned();
         let state = *self;
@@ -262,7 +268,7 @@ impl S3State {
                 .connected
                 .set(Some(format!("{} ({})", client.bucket(), client.region())));
             url_state::write(&state.url_state());
-            let result = state.discovery.list(client.clone(), prefix, max_keys).await;
+            let result = state.discovery.list(client.clone(), prefix, limits).await;
             // The region may have been corrected by S3's answer.
             if client.region() != state.form.region.get_untracked() {
                 state.form.region.set(client.region());

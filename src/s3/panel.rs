@@ -85,7 +85,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
             .map(|s| s.services.iter().map(|svc| svc.name.clone()).collect())
             .unwrap_or_default()
     });
-    let listed = move || s3.discovery.status.get().pages > 0 || s3.discovery.status.get().running;
+    let listed = move || s3.discovery.status.with(|s| s.walk.pages > 0 || s.running);
     let ours = move || {
         let first = app.rows.with(|rows| rows.first().map(|r| r.name.clone()));
         first.is_some() && first == run_key.get()

@@ -137,16 +137,50 @@ async function assertPrivate(page, { consoleLines, requestOrigins }, s3Endpoint 
   assert.deepEqual([...requestOrigins].filter((o) => !allowed.has(o)), [], 'requests go only to the page and the S3 endpoint');
 }
 
-test('connecting lists the whole bucket page by page and summarizes it', { timeout: 180_000 }, async () => {
+/** A listing request as `D prefix` (delimiter) or `F prefix` (flat). */
+function listingOf(entry) {
+  const q = new URL(entry.path, 'http://front').searchParams;
+  return `${q.get('delimiter') ? 'D' : 'F'} ${q.get('prefix') ?? ''}`;
+}
+
+/** The most requests of `log` the front was answering at one moment. */
+function maxOverlap(log) {
+  const edges = log.flatMap((r) => [[r.startMs, 1], [r.endMs, -1]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of edges) most = Math.max(most, (open += d));
+  return most;
+}
+
+test('connecting walks the bucket by partition, several listings at once, and summarizes it', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');
   const opened = await openPage();
   const { page, problems } = opened;
   await connect(page);
   await listed(page);
   const listings = (await control('GET', 'requests')).filter((r) => r.path.includes('list-type=2'));
-  assert.equal(listings.length, 5, '30 objects at 7 keys per page is 5 pages');
-  assert.equal(listings.filter((r) => r.path.includes('continuation-token')).length, 4, 'pages 2–5 continue from a token');
-  assert.match(await page.textContent('[data-testid=listing-status]'), /Listed 30 objects in 5 pages/);
+  // Root, positional date, version=1/, 2 dates, 4 services (delimiter listings), then
+  // hours and other folders flat; checkout-api's hour 14 holds 16 keys: 3 pages of 7.
+  const partitions = new Set(listings.map(listingOf));
+  assert.equal(partitions.size, 16, [...partitions].join('\n'));
+  for (const p of [
+    'D ',
+    'D version=1/',
+    'D version=1/date=2026-11-30/',
+    'D version=1/date=2026-11-30/service=payments%2Fapi/',
+    'F version=1/date=2026-11-30/service=checkout-api/time=14',
+    'F version=1/date=2026-12-01/service=inventory-svc/_tmp/',
+    'D 2026-11-30/',
+    'F 2026-11-30/08',
+  ]) {
+    assert.ok(partitions.has(p), `${p} was listed`);
+  }
+  assert.equal(listings.length, 18);
+  assert.equal(listings.filter((r) => r.path.includes('continuation-token')).length, 2, "pages 2 and 3 of hour 14 continue from a token");
+  const overlap = maxOverlap(listings);
+  assert.ok(overlap >= 2 && overlap <= 6, `listings in flight at once: ${overlap} (2 to 6)`);
+  assert.match(await page.textContent('[data-testid=listing-status]'), /Listed 30 objects in 18 pages over 16 prefixes/);
+  assert.equal(await page.locator('[data-testid=listing-truncated]').count(), 0, 'nothing left out');
   assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), '30');
 
   assert.deepEqual(await attrs(page, '[data-testid=service]', 'data-service'), ['checkout-api', 'inventory-svc', 'payments/api']);
@@ -391,7 +425,7 @@ test('a 503 from S3 is retried, for listings and downloads', { timeout: 180_000 
   assert.equal(await page.locator('[data-testid=errors]').count(), 0, 'no segment failed');
   const log = await control('GET', 'requests');
   assert.equal(log.filter((r) => r.fault && r.status === 503).length, 2, 'both faults were hit');
-  assert.equal(log.filter((r) => r.path.includes('list-type=2') && r.status === 200).length, 5);
+  assert.equal(log.filter((r) => r.path.includes('list-type=2') && r.status === 200).length, 18);
   const gets = (await segmentGets('ip-10-0-1-88')).map((r) => r.status);
   assert.deepEqual(gets.sort(), [200, 200, 200, 503], 'one fault, then every segment arrived');
   await page.close();
@@ -408,8 +442,9 @@ test('a dropped download can be retried, and a selection over the budget asks fi
   await page.locator('[data-testid=budget-warning]').waitFor();
   assert.ok(await page.isDisabled('[data-testid=s3-analyze]'), 'over the budget: not without confirming');
   await page.check('[data-testid=budget-confirm]');
-  // Two resets: Chromium itself retries once when a reused keep-alive connection drops.
-  await control('POST', 'fault', { reset: true, count: 2, pathContains: '1796119197-1' });
+  // Chromium itself retries a request whose reused keep-alive connection drops (and
+  // the listing leaves up to six idle ones), so drop every attempt until it gives up.
+  await control('POST', 'fault', { reset: true, count: 50, pathContains: '1796119197-1' });
   await page.click('[data-testid=s3-analyze]');
   const retry = page.locator('[data-testid=s3-retry]');
   await retry.waitFor({ timeout: REPORT_TIMEOUT });
@@ -425,6 +460,174 @@ test('a dropped download can be retried, and a selection over the budget asks fi
   const shown = await shownNumbers(page);
   assert.deepEqual(shown, (await cli(await analyzedKeys(page))).numbers);
   assert.equal(await page.locator('[data-testid=errors]').count(), 0, 'the retried download replaced its error');
+  await page.close();
+});
+
+test('a listing cap says which prefixes it left out', { timeout: 120_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.fill('[data-testid=s3-max-objects]', '10');
+  await connect(page, { maxKeys: '3' });
+  await listed(page);
+  const truncated = page.locator('[data-testid=listing-truncated]');
+  assert.match(await truncated.textContent(), /not listed completely/);
+  const items = await truncated.locator('[data-testid=not-listed]').allTextContents();
+  assert.ok(items.length > 0 && items.length === Number(await truncated.getAttribute('data-count')), items.join('\n'));
+  assert.ok(items.every((t) => t.includes('the listing stopped at 10 objects')), items.join('\n'));
+  const objects = Number(await page.getAttribute('[data-testid=listing-status]', 'data-objects'));
+  assert.ok(objects >= 10 && objects < 30, `${objects} objects listed`);
+  // Every fixture key the summary lacks lies under a prefix named as left out.
+  const prefixes = await attrs(page, '[data-testid=not-listed]', 'data-prefix');
+  const listing = JSON.parse(fs.readFileSync(path.join(fixtures, 's3-bucket.listing.json'), 'utf8'));
+  const uncovered = listing.objects.filter((o) => !prefixes.some((p) => o.key.startsWith(p))).length;
+  assert.ok(objects >= uncovered, `${uncovered} keys under no left-out prefix, ${objects} listed`);
+  assert.match(page.url(), /maxObjects=10/);
+  await page.locator('[data-testid=discovery]').screenshot({ path: path.join(out, 's3-listing-cap.png') });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+/** `d9lens s3 analyze` on the same bucket (s3s-fs without the front, so its requests are not counted). */
+async function cliS3(args) {
+  const env = { ...process.env, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey };
+  for (const v of ['AWS_SESSION_TOKEN', 'AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_S3']) delete env[v];
+  const run = (extra) =>
+    promisify(execFile)(
+      'cargo',
+      ['run', '-q', '-p', 'd9lens-cli', '--', 's3', 'analyze', `s3://${s3.bucket}`, '--endpoint', s3.plainEndpoint, ...args, ...extra],
+      { cwd: root, env, maxBuffer: 64 << 20 },
+    );
+  const text = await run(['--reference-compatible']);
+  const json = JSON.parse((await run(['--json'])).stdout);
+  return { numbers: reportNumbers(text.stdout), files: json.files };
+}
+
+/** The selection's window as the URL carries it (Unix seconds, `to` exclusive). */
+function urlWindow(page) {
+  const q = new URLSearchParams(new URL(page.url()).hash.slice(1));
+  return ['--from', q.get('from'), '--to', q.get('to')];
+}
+
+/** Empties the segment cache, so every segment of the next run is downloaded. */
+async function clearCache(page) {
+  await page.evaluate(async () => Promise.all((await caches.keys()).map((k) => caches.delete(k))));
+}
+
+test('a fleet overview downloads one segment per host from the window, and equals the CLI', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await clearCache(page);
+  await connect(page);
+  await listed(page);
+  await page.click('[data-testid=mode-fleet]');
+  await page.fill('[data-testid=sel-from]', '2026-11-30 23:00:00');
+  await page.fill('[data-testid=sel-to]', '2026-12-01 10:00:00');
+  await selected(page, 3);
+  await control('DELETE', 'requests');
+  await page.click('[data-testid=s3-analyze]');
+  const shown = await shownNumbers(page);
+  // Each host's segment starting nearest the window's middle (04:30).
+  const expected = [
+    'version=1/date=2026-12-01/service=payments%2Fapi/time=0000/instance=ip-10-0-1-88/boot=lovg-24843/1796083210-2.bin.gz',
+    'version=1/date=2026-12-01/service=inventory-svc/time=0959/instance=ip-10-0-3-101/boot=mvkz-24844/1796119182-0.bin.gz',
+    'version=1/date=2026-12-01/service=inventory-svc/time=0959/instance=ip-10-0-3-102/boot=ganz-25992/1796119187-0.bin.gz',
+  ];
+  assert.deepEqual((await analyzedKeys(page)).sort(), [...expected].sort());
+  const gets = await segmentGets('/');
+  assert.equal(gets.length, 3, 'exactly one download per host');
+  for (const host of ['ip-10-0-1-88', 'ip-10-0-3-101', 'ip-10-0-3-102']) {
+    assert.equal(gets.filter((g) => g.path.includes(`instance%3D${host}/`)).length, 1, host);
+  }
+  assert.deepEqual(
+    (await attrs(page, '[data-testid=breakdown-row]', 'data-host')).sort(),
+    ['inventory-svc / ip-10-0-3-101', 'inventory-svc / ip-10-0-3-102', 'payments/api / ip-10-0-1-88'],
+  );
+  assert.match(page.url(), /sel=fleet/);
+  const cli = await cliS3(['--fleet', ...urlWindow(page)]);
+  assert.deepEqual(cli.files, [...expected].sort(), 'the CLI picks the same segments');
+  assert.deepEqual(shown, cli.numbers);
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('sample N spreads N segments over the window, and equals the CLI', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await clearCache(page);
+  await connect(page);
+  await listed(page);
+  await page.click('[data-testid=mode-sample]');
+  await page.fill('[data-testid=sel-from]', '2026-11-30 00:00:00');
+  await page.fill('[data-testid=sel-to]', '2026-12-01 23:59:59');
+  await page.fill('[data-testid=sel-sample-n]', '5');
+  await selected(page, 5);
+  await control('DELETE', 'requests');
+  await page.click('[data-testid=s3-analyze]');
+  const shown = await shownNumbers(page);
+  // The 26 segments by start time, every fifth-and-a-bit: indices 0, 5, 10, 15, 20.
+  const expected = [
+    '2026-11-30/0814/checkout-api/ip-10-0-1-23/gauu-25994/1796026492-0.bin.gz',
+    'version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-23/boot=qghy-22982/1796047550-1.bin.gz',
+    'version=1/date=2026-11-30/service=checkout-api/time=1406/instance=ip-10-0-1-57/boot=nzuq-22983/1796047571-2.bin.gz',
+    'version=1/date=2026-11-30/service=checkout-api/time=1420/instance=ip-10-0-1-23/boot=zgmu-24044/1796048405-0.bin.gz',
+    'version=1/date=2026-12-01/service=inventory-svc/time=0959/instance=ip-10-0-3-101/boot=mvkz-24844/1796119182-0.bin.gz',
+  ];
+  assert.deepEqual((await analyzedKeys(page)).sort(), expected);
+  const gets = await segmentGets('/');
+  assert.equal(gets.length, 5, 'exactly the five were downloaded');
+  assert.deepEqual(gets.map((g) => g.path.split('?')[0].split('/').pop()).sort(), expected.map((k) => k.split('/').pop()).sort());
+  assert.match(page.url(), /sel=sample&n=5/);
+  const cli = await cliS3(['--sample', '5', ...urlWindow(page)]);
+  assert.deepEqual(cli.files, expected);
+  assert.deepEqual(shown, cli.numbers);
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('cancel stops the downloads, the report covers what finished, and retry completes it', { timeout: 240_000 }, async () => {
+  const { page } = await openPage();
+  await clearCache(page);
+  await connect(page);
+  await listed(page);
+  // ip-10-0-1-23: 7 segments; its last boot's two arrive only after 20 s.
+  await page.locator('[data-testid=host][data-host=ip-10-0-1-23] [data-testid=host-pick]').click();
+  await selected(page, 7);
+  await control('DELETE', 'requests');
+  await control('POST', 'fault', { pass: true, delayMs: 20_000, count: 2, pathContains: 'boot%3Dzgmu-24044/' });
+  await page.click('[data-testid=s3-analyze]');
+  await page.waitForFunction(
+    () =>
+      document.querySelectorAll('[data-testid=progress-row][data-status=done]').length === 5 &&
+      document.querySelectorAll('[data-testid=progress-row][data-status=working]').length === 2,
+    null,
+    { timeout: REPORT_TIMEOUT },
+  );
+  const cancelledAt = performance.now();
+  await page.click('[data-testid=s3-cancel]');
+  const shown = await shownNumbers(page);
+  const rows = await page
+    .locator('[data-testid=progress-row]')
+    .evaluateAll((els) => els.map((e) => [e.getAttribute('data-file'), e.getAttribute('data-status')]));
+  const finished = rows.filter(([, status]) => status === 'done').map(([key]) => key);
+  const cancelled = rows.filter(([, status]) => status === 'error').map(([key]) => key);
+  assert.equal(finished.length, 5);
+  assert.deepEqual(cancelled.map((k) => k.split('/').pop()).sort(), ['1796048405-0.bin.gz', '1796048420-1.bin.gz']);
+  assert.ok(cancelled.every((k) => k.includes('boot=zgmu-24044/')));
+  assert.deepEqual(shown, (await cli(finished)).numbers, 'the report covers the five that finished');
+  assert.match(await page.locator('[data-testid=s3-retry]').textContent(), /Retry 2 failed downloads/);
+  // Nothing was requested after the cancel.
+  await new Promise((r) => setTimeout(r, 1000));
+  const gets = await segmentGets('/');
+  assert.equal(gets.filter((g) => g.startMs > cancelledAt).length, 0, 'no download started after the cancel');
+  assert.equal(gets.filter((g) => !g.fault).length, 5);
+
+  await control('DELETE', 'fault');
+  await page.click('[data-testid=s3-retry]');
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid=progress-row][data-status=done]').length === 7,
+    null,
+    { timeout: REPORT_TIMEOUT },
+  );
+  const all = await shownNumbers(page);
+  assert.deepEqual(all, (await cli(await analyzedKeys(page))).numbers, 'retried into the same report');
+  assert.equal(await page.locator('[data-testid=errors]').count(), 0);
   await page.close();
 });
 

@@ -13,11 +13,14 @@
 //   right region (s3s-fs itself accepts any region).
 // - Test control (never forwarded):
 //     POST   /__d9lens/fault    {"status":503,"count":1,"pathContains":"…","code":"SlowDown",
-//                                "message":"…","reset":false,"delayMs":0}
+//                                "message":"…","reset":false,"pass":false,"delayMs":0}
 //            the next `count` requests whose path+query contains `pathContains` fail with
-//            that status and an S3 XML error (or, with "reset": true, a dropped connection)
+//            that status and an S3 XML error (or, with "reset": true, a dropped connection;
+//            with "pass": true, go through unchanged), after `delayMs`
 //     DELETE /__d9lens/fault    clears pending faults
-//     GET    /__d9lens/requests the log of proxied requests [{method, path, status, fault}]
+//     GET    /__d9lens/requests the log of proxied requests [{method, path, status, fault,
+//                                startMs, endMs}] (times on this process's clock; endMs is
+//                                null until the answer is sent)
 //     DELETE /__d9lens/requests clears the log
 //
 // Usage: node tests/s3/front.mjs --port 9001 --upstream 127.0.0.1:9000
@@ -90,9 +93,12 @@ export function startFront(opts) {
       Vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method',
     };
   };
-  const record = (entry) => {
+  // Each entry's answer time, once sent: how many requests overlap is visible.
+  const record = (entry, req, res) => {
     if (log.length >= MAX_LOG) log.shift();
-    log.push(entry);
+    const timed = { ...entry, startMs: req?.startMs ?? null, endMs: null };
+    log.push(timed);
+    res?.once('close', () => (timed.endMs = performance.now()));
   };
 
   const sendError = (req, res, status, code, message, extra = '', headers = {}) => {
@@ -142,6 +148,7 @@ export function startFront(opts) {
           code: f.code ?? code,
           message: f.message ?? message,
           reset: !!f.reset,
+          pass: !!f.pass,
           delayMs: Number(f.delayMs ?? 0),
         });
         reply(200, { pending: faults.length });
@@ -167,7 +174,7 @@ export function startFront(opts) {
       return sendError(req, res, 400, 'BadRequest', 'Insufficient information. Origin request header needed.');
     }
     if (!originAllowed(origin) || !ALLOW_METHODS.includes(method)) {
-      record({ method: 'OPTIONS', path: req.url, status: 403, fault: false });
+      record({ method: 'OPTIONS', path: req.url, status: 403, fault: false }, req, res);
       return sendError(req, res, 403, 'AccessForbidden', 'CORSResponse: This CORS request is not allowed. This is usually because the evalution of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource\'s CORS spec.');
     }
     const headers = {
@@ -182,7 +189,7 @@ export function startFront(opts) {
     // AllowedHeaders "*": S3 echoes whatever the browser asks for.
     const asked = req.headers['access-control-request-headers'];
     if (asked) headers['Access-Control-Allow-Headers'] = asked;
-    record({ method: 'OPTIONS', path: req.url, status: 200, fault: false });
+    record({ method: 'OPTIONS', path: req.url, status: 200, fault: false }, req, res);
     res.writeHead(200, headers);
     res.end();
   };
@@ -206,12 +213,12 @@ export function startFront(opts) {
         if (!/^access-control-/i.test(name)) headers.push([name, ur.rawHeaders[i + 1]]);
       }
       for (const [k, v] of Object.entries(corsHeaders(req))) headers.push([k, v]);
-      record({ method: req.method, path: req.url, status: ur.statusCode, fault: false });
+      record({ method: req.method, path: req.url, status: ur.statusCode, fault: !!req.delayed }, req, res);
       res.writeHead(ur.statusCode, ur.statusMessage, headers.flat());
       ur.pipe(res);
     });
     up.on('error', (e) => {
-      record({ method: req.method, path: req.url, status: 502, fault: false });
+      record({ method: req.method, path: req.url, status: 502, fault: false }, req, res);
       if (!res.headersSent) sendError(req, res, 502, 'BadGateway', `upstream s3s-fs: ${e.message}`);
       else res.destroy();
     });
@@ -219,6 +226,7 @@ export function startFront(opts) {
   };
 
   const server = http.createServer((req, res) => {
+    req.startMs = performance.now();
     const path = new URL(req.url, 'http://front').pathname;
     if (path.startsWith(CONTROL)) return control(req, res, path.slice(CONTROL.length));
     if (req.method === 'OPTIONS') return preflight(req, res);
@@ -227,7 +235,14 @@ export function startFront(opts) {
     if (i >= 0) {
       const f = faults[i];
       if (--f.count <= 0) faults.splice(i, 1);
-      record({ method: req.method, path: req.url, status: f.reset ? 0 : f.status, fault: true });
+      if (f.pass) {
+        // Logged when its answer comes; the body waits in the socket meanwhile.
+        req.pause();
+        req.delayed = true;
+        setTimeout(() => answer(req, res), f.delayMs);
+        return;
+      }
+      record({ method: req.method, path: req.url, status: f.reset ? 0 : f.status, fault: true }, req, res);
       req.resume();
       setTimeout(() => {
         if (f.reset) return req.socket.destroy();
@@ -235,10 +250,14 @@ export function startFront(opts) {
       }, f.delayMs);
       return;
     }
+    answer(req, res);
+  });
 
+  /** Like S3: a request signed for another region is refused, anything else goes upstream. */
+  const answer = (req, res) => {
     const signed = signedRegion(req);
     if (signed && signed.region !== region) {
-      record({ method: req.method, path: req.url, status: 400, fault: false });
+      record({ method: req.method, path: req.url, status: 400, fault: false }, req, res);
       req.resume();
       const code = signed.presigned ? 'AuthorizationQueryParametersError' : 'AuthorizationHeaderMalformed';
       const what = signed.presigned ? 'Error parsing the X-Amz-Credential parameter; the' : 'The authorization header is malformed; the';
@@ -246,7 +265,7 @@ export function startFront(opts) {
         `<Region>${xmlEscape(region)}</Region>`, { 'x-amz-bucket-region': region });
     }
     proxy(req, res);
-  });
+  };
   server.keepAliveTimeout = 5000;
 
   return new Promise((resolve, reject) => {
