@@ -81,8 +81,15 @@ fn row_view(row: FileRow) -> impl IntoView {
         .map(|w| format!(" (worker {w})"))
         .unwrap_or_default();
     let file = row.name.clone();
+    // The worker's own time: what the analysis cost, apart from reading and downloading.
+    let took = row
+        .analysis_ms
+        .filter(|_| status.finished())
+        .map(|ms| format!(" in {}", units::elapsed(ms)))
+        .unwrap_or_default();
+    let analysis_ms = row.analysis_ms.map(|ms| format!("{ms:.1}"));
     view! {
-        <tr data-testid="progress-row" data-status=status.key() data-file=file>
+        <tr data-testid="progress-row" data-status=status.key() data-file=file data-analysis-ms=analysis_ms>
             <td class="file">{row.name}</td>
             <td class="num">{size}</td>
             <td class="num">{decoded}</td>
@@ -91,7 +98,7 @@ fn row_view(row: FileRow) -> impl IntoView {
                 <span class=format!("status status-{}", status.key()) title=title>
                     {status.label()}
                 </span>
-                <span class="muted">{worker}</span>
+                <span class="muted">{worker}{took}</span>
             </td>
         </tr>
     }

@@ -164,8 +164,13 @@ pub enum FromWorker {
     /// An `AnalyzeUrl` object is in memory: `bytes` long, downloaded or from the cache.
     #[serde(rename_all = "camelCase")]
     Fetched { id: u32, bytes: u64, cached: bool },
+    /// `analysis_ms`: the worker's own time for the file (gunzip, decode, analysis).
     #[serde(rename_all = "camelCase")]
-    Done { id: u32, outcome: FileOutcome },
+    Done {
+        id: u32,
+        outcome: FileOutcome,
+        analysis_ms: f64,
+    },
     /// The request itself could not be read (never a trace error: those are in `Done`).
     #[serde(rename_all = "camelCase")]
     Failed { id: u32, message: String },

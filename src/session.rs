@@ -70,6 +70,8 @@ pub struct FileRow {
     pub error: Option<String>,
     /// An S3 object that came from the segment cache (not downloaded).
     pub cached: bool,
+    /// The worker's own time for the file (gunzip, decode, analysis), once done.
+    pub analysis_ms: Option<f64>,
 }
 
 /// A finished run, for the status line.
@@ -353,7 +355,9 @@ impl AppState {
                 row.size.get_or_insert(bytes);
                 row.events = events;
             }),
-            PoolEvent::Done { outcome, .. } => {
+            PoolEvent::Done {
+                outcome, analysis_ms, ..
+            } => {
                 let error = outcome.error.clone();
                 {
                     let mut run = run.borrow_mut();
@@ -373,6 +377,7 @@ impl AppState {
                     row.bytes = outcome.raw_bytes;
                     row.events = outcome.events;
                     row.error = error.as_ref().map(|e| e.message.clone());
+                    row.analysis_ms = Some(analysis_ms);
                 });
                 if let Some(error) = error {
                     self.errors.update(|errors| errors.push(error));
@@ -450,6 +455,7 @@ impl FileRow {
             worker: None,
             error: None,
             cached: false,
+            analysis_ms: None,
         }
     }
 }

@@ -72,7 +72,9 @@ fn analyze(id: u32, name: &str, options: &Options, bytes: Vec<u8>, post: &mut dy
         bytes: len,
         events: 0,
     });
+    let started = now_ms();
     let outcome = analyze_file(name, &bytes, options);
+    let analysis_ms = now_ms() - started;
     drop(bytes);
     post(FromWorker::Progress {
         id,
@@ -80,7 +82,11 @@ fn analyze(id: u32, name: &str, options: &Options, bytes: Vec<u8>, post: &mut dy
         bytes: len,
         events: outcome.events,
     });
-    post(FromWorker::Done { id, outcome });
+    post(FromWorker::Done {
+        id,
+        outcome,
+        analysis_ms,
+    });
 }
 
 /// The catalog worker's bucket: its catalog and the walk of listings filling it.

@@ -40,10 +40,7 @@ pub struct Job {
 #[allow(clippy::large_enum_variant)] // transient: one `Done` per file, moved straight on
 pub enum PoolEvent {
     /// A worker took the job.
-    Started {
-        id: u32,
-        worker: usize,
-    },
+    Started { id: u32, worker: usize },
     Progress {
         id: u32,
         phase: Phase,
@@ -51,20 +48,14 @@ pub enum PoolEvent {
         events: u64,
     },
     /// An S3 object is in the worker's memory (downloaded, or from the cache).
-    Fetched {
-        id: u32,
-        bytes: u64,
-        cached: bool,
-    },
+    Fetched { id: u32, bytes: u64, cached: bool },
     Done {
         id: u32,
         outcome: FileOutcome,
+        analysis_ms: f64,
     },
     /// The job could not be analyzed at all (unreadable file, worker crash).
-    Failed {
-        id: u32,
-        message: String,
-    },
+    Failed { id: u32, message: String },
 }
 
 /// The worker script of the built page (trunk's loader shim for the `worker` binary).
@@ -218,9 +209,17 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 events,
             }),
             FromWorker::Fetched { id, bytes, cached } => Some(PoolEvent::Fetched { id, bytes, cached }),
-            FromWorker::Done { id, outcome } => {
+            FromWorker::Done {
+                id,
+                outcome,
+                analysis_ms,
+            } => {
                 slot.busy = None;
-                Some(PoolEvent::Done { id, outcome })
+                Some(PoolEvent::Done {
+                    id,
+                    outcome,
+                    analysis_ms,
+                })
             }
             FromWorker::Failed { id, message } => {
                 slot.busy = None;

@@ -89,6 +89,7 @@ fn worker_messages_round_trip() {
         FromWorker::Done {
             id: 3,
             outcome: outcome.clone(),
+            analysis_ms: 12.5,
         },
         FromWorker::Failed {
             id: 4,
@@ -120,9 +121,15 @@ fn handler_analyzes_a_trace_and_reports_progress_then_the_outcome() {
         matches!(posted.first(), Some(FromWorker::Progress { id: 11, phase: Phase::Decoding, bytes, .. }) if *bytes == SMALL_TRACE.len() as u64),
         "{posted:?}"
     );
-    let Some(FromWorker::Done { id: 11, outcome }) = posted.last() else {
+    let Some(FromWorker::Done {
+        id: 11,
+        outcome,
+        analysis_ms,
+    }) = posted.last()
+    else {
         panic!("no Done: {posted:?}")
     };
+    assert!(*analysis_ms >= 0.0, "the worker times its own work: {analysis_ms}");
     let expected: FileOutcome = analyze_file("trace.4.bin", SMALL_TRACE, &Options::default());
     assert_eq!(outcome.events, expected.events);
     assert_eq!(outcome.raw_bytes, expected.raw_bytes);
@@ -149,7 +156,7 @@ fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
         ),
         "{posted:?}"
     );
-    let Some(FromWorker::Done { id: 12, outcome }) = posted.last() else {
+    let Some(FromWorker::Done { id: 12, outcome, .. }) = posted.last() else {
         panic!("no Done: {posted:?}")
     };
     let error = outcome.error.as_ref().expect("a corrupt gzip is an error");

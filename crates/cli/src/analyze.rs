@@ -3,8 +3,10 @@
 use crate::args::AnalyzeArgs;
 use crate::{output, parallel};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
-use d9lens_core::container::{self, Container, Gunzip};
+use d9lens_core::container::{self, Container, ContainerError, Gunzip};
 use d9lens_core::trace::TraceParser;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -32,44 +34,55 @@ fn base_name(p: &Path) -> String {
         .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// Compressed bytes inflated per step of the pipeline (about 0.4 MB raw).
+/// Compressed bytes read and inflated per step of the pipeline (about 0.4 MB raw).
 const PIECE: usize = 128 * 1024;
 
-/// One gzip file on two cores: this thread decodes what the other inflates.
-fn analyze_gzip_pipelined(name: &str, gz: &[u8], opts: &Options) -> FileOutcome {
+/// One gzip file on two cores: the other thread reads and inflates it, this
+/// one decodes what it inflated so far.
+fn analyze_gzip_pipelined(name: &str, mut file: File, opts: &Options) -> Result<FileOutcome, String> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
     std::thread::scope(|s| {
-        let inflater = s.spawn(move || {
+        let inflater = s.spawn(move || -> Result<Result<(), ContainerError>, std::io::Error> {
             let mut gunzip = Gunzip::new(opts.max_inflated_bytes);
-            for piece in gz.chunks(PIECE) {
+            let mut piece = vec![0; PIECE];
+            loop {
+                let n = file.read(&mut piece)?;
+                if n == 0 {
+                    return Ok(gunzip.finish());
+                }
                 let mut out = Vec::new();
-                gunzip.feed(piece, &mut out)?;
+                if let Err(e) = gunzip.feed(&piece[..n], &mut out) {
+                    return Ok(Err(e));
+                }
                 // A closed channel: the decoder is gone, stop.
                 if tx.send(out).is_err() {
-                    break;
+                    return Ok(Ok(()));
                 }
             }
-            gunzip.finish()
         });
-        let mut parser = TraceParser::with_capacity(container::inflated_size_hint(gz, opts.max_inflated_bytes));
+        let mut parser = TraceParser::default();
         for block in rx {
             parser.push(&block);
         }
         let inflated = inflater.join().expect("the inflater thread does not panic");
+        let inflated = inflated.map_err(|e| format!("{name}: {e}"))?;
         let raw_bytes = parser.len() as u64;
-        FileOutcome::new(name, raw_bytes, inflated.map(|()| parser.finish()))
+        Ok(FileOutcome::new(name, raw_bytes, inflated.map(|()| parser.finish())))
     })
 }
 
 fn analyze_path(f: &Path, opts: &Options, pipelined: bool) -> Result<FileOutcome, String> {
-    let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
+    let io = |e: std::io::Error| format!("{}: {e}", f.display());
     let name = base_name(f);
-    let gzip = container::sniff(&bytes[..bytes.len().min(container::SNIFF_BYTES)]) == Ok(Container::Gzip);
-    Ok(if pipelined && gzip {
-        analyze_gzip_pipelined(&name, &bytes, opts)
-    } else {
-        analyze_file(&name, &bytes, opts)
-    })
+    let mut file = File::open(f).map_err(io)?;
+    let mut head = [0; container::SNIFF_BYTES];
+    let n = file.read(&mut head).map_err(io)?;
+    if pipelined && container::sniff(&head[..n]) == Ok(Container::Gzip) {
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        return analyze_gzip_pipelined(&name, file, opts);
+    }
+    let bytes = std::fs::read(f).map_err(io)?;
+    Ok(analyze_file(&name, &bytes, opts))
 }
 
 /// Analyzes files on one thread per core, handing each outcome to `take` on

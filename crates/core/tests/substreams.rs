@@ -117,6 +117,29 @@ fn a_damaged_stream_stops_where_the_sequential_decoder_stops() {
 }
 
 #[test]
+fn damage_in_a_later_stream_has_its_file_offset_in_pieces_too() {
+    // The parser drops the streams it decoded: offsets must still count from the file's start.
+    let mut raw = common::read("rotation/trace.1.bin");
+    let last = memchr::memmem::rfind(&raw, b"TRC\0").expect("several streams");
+    assert!(last > 100_000, "the damage lies far from the start ({last})");
+    let at = last + 5;
+    raw.insert(at, 0x7f);
+    let (whole, failure) = parse_trace(&raw);
+    let failure = failure.expect("the bad tag is reported");
+    assert_eq!(failure.offset, at as u64);
+    for piece in [997, 65_536] {
+        let mut p = TraceParser::default();
+        for chunk in raw.chunks(piece) {
+            p.push(chunk);
+        }
+        assert_eq!(p.len(), raw.len(), "every byte is counted");
+        let (trace, streamed) = p.finish();
+        assert_eq!(streamed.as_ref(), Some(&failure), "pieces of {piece}");
+        assert_eq!(trace.runtime_events, whole.runtime_events);
+    }
+}
+
+#[test]
 fn fixtures_parse_the_same_in_pieces_as_whole() {
     for rel in ["blocking.bin", "rotation/trace.1.bin"] {
         let raw = common::read(rel);

@@ -1,5 +1,6 @@
 //! `dial9-trace-format` frames → `ParsedTrace` (the reference parser's model).
 
+use super::fields::{Field, Fields, Slots, as_u64};
 use super::model::*;
 use crate::container::TRACE_MAGIC;
 use crate::report::Frame;
@@ -26,19 +27,27 @@ pub fn parse_trace(raw: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
 }
 
 /// `parse_trace` for bytes that arrive in pieces (a download, an inflater on
-/// another thread): each complete sub-stream is decoded as soon as it is in.
+/// another thread): each complete sub-stream is decoded as soon as it is in,
+/// and its bytes are dropped, so the buffer holds about one sub-stream however
+/// big the file (fewer pages touched, and what is decoded is still in cache).
 #[derive(Default)]
 pub struct TraceParser {
+    /// The bytes from the start of the sub-stream being decoded on.
     raw: Vec<u8>,
+    /// Bytes received in all.
+    received: usize,
     builder: Builder,
     walk: Walk,
 }
+
+/// The buffer needs about one sub-stream (the recorder's are under 1 MB).
+const BUFFER_CAPACITY: usize = 4 << 20;
 
 impl TraceParser {
     /// `capacity`: the expected raw size, when known (saves regrowing the buffer).
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            raw: Vec::with_capacity(capacity),
+            raw: Vec::with_capacity(capacity.min(BUFFER_CAPACITY)),
             ..Self::default()
         }
     }
@@ -50,18 +59,22 @@ impl TraceParser {
     /// Lets `fill` append to the raw buffer in place (an inflater writing
     /// straight into it), then decodes what became complete.
     pub fn extend<R>(&mut self, fill: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        let before = self.raw.len();
         let r = fill(&mut self.raw);
+        self.received += self.raw.len() - before;
         self.walk.advance(&self.raw, false, &mut self.builder);
+        let decoded = self.walk.rebase();
+        self.raw.drain(..decoded);
         r
     }
 
     /// Raw bytes received so far.
     pub fn len(&self) -> usize {
-        self.raw.len()
+        self.received
     }
 
     pub fn is_empty(&self) -> bool {
-        self.raw.is_empty()
+        self.received == 0
     }
 
     /// Events decoded so far (for progress).
@@ -91,6 +104,8 @@ const HEADER: usize = 5;
 /// remains is the file's.
 #[derive(Default)]
 struct Walk {
+    /// File offset of `raw[0]`: the bytes before it were decoded and dropped.
+    base: usize,
     start: usize,
     /// Events of the current sub-stream already given to the builder.
     emitted: u64,
@@ -104,7 +119,8 @@ struct Walk {
 
 impl Walk {
     fn advance(&mut self, raw: &[u8], complete: bool, builder: &mut Builder) {
-        if self.start == 0 && !self.done && (raw.len() >= HEADER || complete) && Decoder::new(raw).is_none() {
+        let at_file_start = self.base == 0 && self.start == 0;
+        if at_file_start && !self.done && (raw.len() >= HEADER || complete) && Decoder::new(raw).is_none() {
             self.finish(0, "not a dial9 trace (missing TRC\\0 magic)".into());
         }
         while !self.done {
@@ -125,10 +141,20 @@ impl Walk {
                     self.emitted = 0;
                     self.min_len = 0;
                 }
-                Err(e) if at_end => self.finish(self.start + e.pos, e.message),
+                Err(e) if at_end => self.finish(self.base + self.start + e.pos, e.message),
                 Err(_) => self.min_len = 2 * (end - self.start),
             }
         }
+    }
+
+    /// Forgets the bytes before the current sub-stream (all decoded): `raw`
+    /// will start at `start` from now on. Returns how many to drop.
+    fn rebase(&mut self) -> usize {
+        let n = self.start;
+        self.base += n;
+        self.start = 0;
+        self.searched = self.searched.saturating_sub(n);
+        n
     }
 
     fn finish(&mut self, offset: usize, message: String) {
@@ -229,12 +255,14 @@ impl Kind {
     }
 }
 
-/// What is known about the schema behind one wire type id. Type ids are per
-/// sub-stream and get reused, so each event re-checks the name; fields are
-/// always found by name.
+/// What is known about the schema behind one wire type id: its kind and
+/// where its fields sit. Type ids are per sub-stream and get reused, so a
+/// decoder that may span sub-streams re-checks the schema on each event.
 struct Plan {
     name: Box<str>,
     kind: Kind,
+    field_count: usize,
+    slots: Slots,
     /// Custom events: the single-event span projection, compiled for this
     /// many annotations (annotation frames may arrive after the schema).
     projection: Option<(usize, Option<Projection>)>,
@@ -259,12 +287,19 @@ impl Plans {
         let slot = &mut self.by_id[id];
         let stale = match slot {
             None => true,
-            Some(p) => !self.single_stream && *p.name != *ev.name,
+            Some(p) => {
+                !self.single_stream
+                    && (*p.name != *ev.name
+                        || p.field_count != ev.schema.fields().len()
+                        || p.slots != Slots::of(ev.schema))
+            }
         };
         if stale {
             *slot = Some(Plan {
                 name: ev.name.into(),
                 kind: Kind::of(ev.name),
+                field_count: ev.schema.fields().len(),
+                slots: Slots::of(ev.schema),
                 projection: None,
             });
         }
@@ -275,70 +310,14 @@ impl Plans {
 #[derive(Default)]
 struct Builder {
     trace: ParsedTrace,
+    /// Each worker's timeline while decoding (a few workers: a short list
+    /// beats a map per event); `last` is the one of the previous event.
+    workers: Vec<(u64, Vec<WorkerEvent>)>,
+    last: usize,
     /// Every event seen, of any kind.
     events: u64,
     plans: Plans,
     unknown_name: Option<StrId>,
-}
-
-/// Field value lookup by name on one raw event.
-struct Fields<'e, 'a, 'f> {
-    ev: &'e RawEvent<'a, 'f>,
-}
-
-impl<'a, 'f> Fields<'_, 'a, 'f> {
-    fn get(&self, name: &str) -> Option<&FieldValueRef<'a>> {
-        let idx = self.ev.schema.fields().iter().position(|f| f.name() == name)?;
-        match self.ev.fields.get(idx)? {
-            FieldValueRef::None => None,
-            v => Some(v),
-        }
-    }
-
-    fn u64(&self, name: &str) -> Option<u64> {
-        self.get(name).and_then(as_u64)
-    }
-
-    fn u64_or0(&self, name: &str) -> u64 {
-        self.u64(name).unwrap_or(0)
-    }
-
-    /// A string field, borrowed from the trace or its string pool.
-    fn str(&self, name: &str) -> Option<Cow<'f, str>>
-    where
-        'a: 'f,
-    {
-        match self.get(name)? {
-            FieldValueRef::String(s) => Some(Cow::Borrowed(s)),
-            FieldValueRef::PooledString(id) => Some(
-                self.ev
-                    .string_pool
-                    .get(*id)
-                    .map_or_else(|| Cow::Owned(format!("<unresolved pool#{id:?}>")), Cow::Borrowed),
-            ),
-            _ => None,
-        }
-    }
-
-    fn stack(&self, name: &str) -> Vec<u64> {
-        match self.get(name) {
-            Some(FieldValueRef::PooledStackFrames(id)) => {
-                self.ev.stack_pool.get(*id).map(<[u64]>::to_vec).unwrap_or_default()
-            }
-            Some(FieldValueRef::StackFrames(s)) => s.iter().collect(),
-            _ => Vec::new(),
-        }
-    }
-}
-
-fn as_u64(v: &FieldValueRef<'_>) -> Option<u64> {
-    match v {
-        FieldValueRef::Varint(v) => Some(*v),
-        FieldValueRef::I64(v) => Some(*v as u64),
-        FieldValueRef::F64(v) => Some(*v as u64),
-        FieldValueRef::Bool(b) => Some(u64::from(*b)),
-        _ => None,
-    }
 }
 
 impl Builder {
@@ -352,23 +331,29 @@ impl Builder {
     }
 
     fn spawn_loc(&mut self, f: &Fields<'_, '_, '_>) -> Option<StrId> {
-        let loc = f.str("spawn_loc").filter(|s| !s.is_empty())?;
+        let loc = f.str(Field::SpawnLoc).filter(|s| !s.is_empty())?;
         Some(self.trace.strings.intern(&loc))
     }
 
     fn worker_event(&mut self, worker: u64, ts: u64, kind: WorkerEventKind) {
-        self.trace
-            .workers
-            .entry(worker)
-            .or_default()
-            .push(WorkerEvent { ts, kind });
+        if self.workers.get(self.last).is_none_or(|w| w.0 != worker) {
+            self.last = match self.workers.iter().position(|w| w.0 == worker) {
+                Some(i) => i,
+                None => {
+                    self.workers.push((worker, Vec::new()));
+                    self.workers.len() - 1
+                }
+            };
+        }
+        self.workers[self.last].1.push(WorkerEvent { ts, kind });
     }
 
     fn event(&mut self, ev: &RawEvent<'_, '_>) {
         self.events += 1;
-        let f = Fields { ev };
+        let plan = self.plans.get(ev);
+        let (kind, slots) = (plan.kind, plan.slots);
+        let f = Fields { ev, slots: &slots };
         let ts = ev.timestamp_ns;
-        let kind = self.plans.get(ev).kind;
         let t = &mut self.trace;
         if matches!(
             kind,
@@ -379,8 +364,8 @@ impl Builder {
         }
         match kind {
             Kind::PollStart => {
-                t.max_local_queue = t.max_local_queue.max(f.u64_or0("local_queue"));
-                let task_id = f.u64_or0("task_id");
+                t.max_local_queue = t.max_local_queue.max(f.u64_or0(Field::LocalQueue));
+                let task_id = f.u64_or0(Field::TaskId);
                 let spawn_loc = self.spawn_loc(&f);
                 if task_id != 0
                     && let Some(loc) = spawn_loc
@@ -390,22 +375,22 @@ impl Builder {
                 let kind = WorkerEventKind::PollStart {
                     task_id,
                     spawn_loc,
-                    scheduling_delay: f.u64("scheduling_delay_ns"),
+                    scheduling_delay: f.u64(Field::SchedulingDelayNs),
                 };
-                self.worker_event(f.u64_or0("worker_id"), ts, kind);
+                self.worker_event(f.u64_or0(Field::WorkerId), ts, kind);
             }
-            Kind::PollEnd => self.worker_event(f.u64_or0("worker_id"), ts, WorkerEventKind::PollEnd),
+            Kind::PollEnd => self.worker_event(f.u64_or0(Field::WorkerId), ts, WorkerEventKind::PollEnd),
             Kind::Park | Kind::Unpark => {
-                let worker = f.u64_or0("worker_id");
-                t.max_local_queue = t.max_local_queue.max(f.u64_or0("local_queue"));
-                let (cpu_time, tid) = (f.u64_or0("cpu_time_ns"), f.u64("tid"));
+                let worker = f.u64_or0(Field::WorkerId);
+                t.max_local_queue = t.max_local_queue.max(f.u64_or0(Field::LocalQueue));
+                let (cpu_time, tid) = (f.u64_or0(Field::CpuTimeNs), f.u64(Field::Tid));
                 if let Some(tid) = tid {
                     t.tid_to_worker.insert(tid, worker);
                 }
                 let kind = if kind == Kind::Park {
                     WorkerEventKind::Park { cpu_time, tid }
                 } else {
-                    let sched_wait = f.u64("sched_wait_ns");
+                    let sched_wait = f.u64(Field::SchedWaitNs);
                     WorkerEventKind::Unpark {
                         cpu_time,
                         sched_wait,
@@ -415,48 +400,48 @@ impl Builder {
                 self.worker_event(worker, ts, kind);
             }
             Kind::QueueSample => {
-                t.queue_samples.push((ts, f.u64_or0("global_queue")));
-                if let Some(active) = f.u64("active_tasks") {
+                t.queue_samples.push((ts, f.u64_or0(Field::GlobalQueue)));
+                if let Some(active) = f.u64(Field::ActiveTasks) {
                     t.legacy_active_tasks.push((ts, active));
                 }
             }
             Kind::Wake => t.wakes.push(Wake {
                 ts,
-                task: f.u64_or0("woken_task_id"),
+                task: f.u64_or0(Field::WokenTaskId),
             }),
             Kind::TaskSpawn => {
-                let task = f.u64_or0("task_id");
+                let task = f.u64_or0(Field::TaskId);
                 let loc = self.spawn_loc(&f);
                 self.trace.task_spawn_locs.insert(task, loc);
                 self.trace.task_spawn_times.insert(task, ts);
             }
             Kind::TaskTerminate => {
-                t.task_terminate_times.insert(f.u64_or0("task_id"), ts);
+                t.task_terminate_times.insert(f.u64_or0(Field::TaskId), ts);
             }
             Kind::CpuSample => t.samples.push(CpuSample {
                 ts,
-                worker: f.u64_or0("worker_id"),
-                tid: f.u64_or0("tid"),
-                source: f.u64_or0("source"),
-                callchain: f.stack("callchain"),
+                worker: f.u64_or0(Field::WorkerId),
+                tid: f.u64_or0(Field::Tid),
+                source: f.u64_or0(Field::Source),
+                callchain: f.stack(Field::Callchain),
             }),
             Kind::Symbol => {
-                let addr = f.u64_or0("addr");
-                let symbol = f.str("symbol_name").map(Cow::into_owned).unwrap_or_default();
-                let file = f.str("source_file").filter(|s| !s.is_empty());
-                let line = f.u64("source_line").filter(|&l| l > 0);
+                let addr = f.u64_or0(Field::Addr);
+                let symbol = f.str(Field::SymbolName).map(Cow::into_owned).unwrap_or_default();
+                let file = f.str(Field::SourceFile).filter(|s| !s.is_empty());
+                let line = f.u64(Field::SourceLine).filter(|&l| l > 0);
                 let location = file.map(|file| match line {
                     Some(line) => format!("{file}:{line}"),
                     None => file.into_owned(),
                 });
-                let depth = f.u64_or0("inline_depth") as usize;
+                let depth = f.u64_or0(Field::InlineDepth) as usize;
                 // Depths beyond any real inlining are corrupt data; don't let them allocate.
                 if depth < 1024 {
                     t.symbols.insert(addr, depth, Frame { symbol, location });
                 }
             }
             Kind::SegmentMetadata => {
-                if let Some(FieldValueRef::StringMap(map)) = f.get("entries") {
+                if let Some(FieldValueRef::StringMap(map)) = f.get(Field::Entries) {
                     for (k, v) in map.iter() {
                         if k == "segment.complete" {
                             t.sealed = true;
@@ -467,53 +452,53 @@ impl Builder {
                 }
             }
             Kind::ClockSync => {
-                let realtime = f.u64_or0("realtime_ns");
+                let realtime = f.u64_or0(Field::RealtimeNs);
                 if realtime > 0 {
                     t.clock_anchors.push((ts, realtime as i64));
                 }
             }
             Kind::RuntimeMetrics => t.runtime_metrics.push(RuntimeMetrics {
                 ts,
-                global_queue: f.u64_or0("global_queue_depth"),
-                alive_tasks: f.u64("alive_tasks"),
+                global_queue: f.u64_or0(Field::GlobalQueueDepth),
+                alive_tasks: f.u64(Field::AliveTasks),
             }),
             Kind::Alloc => t.allocs.push(Alloc {
                 ts,
-                tid: f.u64_or0("tid"),
-                size: f.u64_or0("size"),
-                addr: f.u64_or0("addr"),
-                callchain: f.stack("callchain"),
+                tid: f.u64_or0(Field::Tid),
+                size: f.u64_or0(Field::Size),
+                addr: f.u64_or0(Field::Addr),
+                callchain: f.stack(Field::Callchain),
             }),
             Kind::Free => t.frees.push(Free {
-                addr: f.u64_or0("addr"),
-                alloc_ts: f.u64_or0("alloc_timestamp_ns"),
+                addr: f.u64_or0(Field::Addr),
+                alloc_ts: f.u64_or0(Field::AllocTimestampNs),
             }),
             Kind::MemoryOverflow => {
-                t.dropped_allocs += f.u64_or0("dropped_allocs");
-                t.dropped_frees += f.u64_or0("dropped_frees");
+                t.dropped_allocs += f.u64_or0(Field::DroppedAllocs);
+                t.dropped_frees += f.u64_or0(Field::DroppedFrees);
             }
             Kind::SpanEnter => {
-                let name = match f.str("span_name").filter(|n| !n.is_empty()) {
+                let name = match f.str(Field::SpanName).filter(|n| !n.is_empty()) {
                     Some(n) => t.strings.intern(&n),
                     None => *self.unknown_name.get_or_insert_with(|| t.strings.intern("unknown")),
                 };
                 let event = SpanEvent::Enter {
-                    span_id: f.u64_or0("span_id"),
+                    span_id: f.u64_or0(Field::SpanId),
                     name,
-                    task_id: f.u64("dial9.tokio.task_id").and_then(NonZeroU64::new),
+                    task_id: f.u64(Field::TokioTaskId).and_then(NonZeroU64::new),
                 };
                 self.trace.span_events.push(TimedSpanEvent { ts, event });
             }
             Kind::SpanExit => t.span_events.push(TimedSpanEvent {
                 ts,
                 event: SpanEvent::Exit {
-                    span_id: f.u64_or0("span_id"),
+                    span_id: f.u64_or0(Field::SpanId),
                 },
             }),
             Kind::SpanClose => t.span_events.push(TimedSpanEvent {
                 ts,
                 event: SpanEvent::Close {
-                    span_id: f.u64_or0("span_id"),
+                    span_id: f.u64_or0(Field::SpanId),
                 },
             }),
             Kind::Ignored => {}
@@ -539,6 +524,7 @@ impl Builder {
 
     fn finish(mut self) -> ParsedTrace {
         let t = &mut self.trace;
+        t.workers = self.workers.into_iter().collect();
         t.clock_anchors.sort_by_key(|a| a.0);
         let single = t.span_events.iter().filter_map(|e| match e.event {
             SpanEvent::Single { start, end, .. } => Some([start, end]),
@@ -605,9 +591,10 @@ fn attribute_samples(t: &mut ParsedTrace) {
 /// How a schema annotated with `dial9.role` projects onto a span.
 #[derive(Debug, Clone)]
 struct Projection {
-    start: Option<(String, u64)>,
-    duration: Option<(String, u64)>,
-    name_field: Option<String>,
+    /// (field index, unit in ns)
+    start: Option<(usize, u64)>,
+    duration: Option<(usize, u64)>,
+    name_field: Option<usize>,
     schema_name: String,
 }
 
@@ -639,12 +626,13 @@ impl Projection {
         };
         for a in ev.schema.annotations().iter().filter(|a| a.key() == "dial9.role") {
             let idx = a.field_index() as usize;
-            let field = fields.get(idx)?;
-            let unit = || unit_factor(annotation(idx, "unit")).map(|u| (field.name().to_string(), u));
+            // An annotation of a field the schema lacks: not a span schema.
+            fields.get(idx)?;
+            let unit = || unit_factor(annotation(idx, "unit")).map(|u| (idx, u));
             match a.value() {
                 "span.start" => p.start = Some(unit()?),
                 "span.duration" => p.duration = Some(unit()?),
-                "span.name" => p.name_field = Some(field.name().to_string()),
+                "span.name" => p.name_field = Some(idx),
                 _ => {}
             }
         }
@@ -653,7 +641,7 @@ impl Projection {
     }
 
     fn project(&self, f: &Fields<'_, '_, '_>, strings: &mut Strings) -> Option<(StrId, u64, u64)> {
-        let value = |(name, unit): &(String, u64)| f.u64(name).map(|v| v.saturating_mul(*unit));
+        let value = |&(idx, unit): &(usize, u64)| f.at(idx).and_then(as_u64).map(|v| v.saturating_mul(unit));
         let end = f.ev.timestamp_ns;
         let (start, end) = match (self.start.as_ref().map(value), self.duration.as_ref().map(value)) {
             (Some(Some(start)), _) if start <= end => (start, end),
@@ -664,7 +652,7 @@ impl Projection {
         let name = self
             .name_field
             .as_ref()
-            .and_then(|n| f.str(n))
+            .and_then(|&idx| f.at(idx).and_then(|v| f.text(v)))
             .filter(|n| !n.trim().is_empty());
         let name = strings.intern(name.as_deref().unwrap_or(&self.schema_name));
         Some((name, start, end))

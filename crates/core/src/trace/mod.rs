@@ -3,6 +3,7 @@
 //! ids are per sub-stream and get reused).
 
 mod decode;
+mod fields;
 mod model;
 mod spans;
 mod symbols;

@@ -37,18 +37,20 @@ impl Spans {
         &self.segments[span.segments.start as usize..span.segments.end as usize]
     }
 
-    fn finalize(&mut self, mut rec: Record) {
-        rec.segments.sort_by_key(|s| s.0);
-        if let (Some(first), Some(last)) = (rec.segments.first(), rec.segments.last()) {
-            let from = self.segments.len() as u32;
+    fn finalize(&mut self, rec: Record) {
+        let from = self.segments.len();
+        self.segments.extend(rec.first);
+        self.segments.extend_from_slice(&rec.more);
+        let segments = &mut self.segments[from..];
+        segments.sort_by_key(|s| s.0);
+        if let (Some(first), Some(last)) = (segments.first(), segments.last()) {
             let span = Span {
                 name: rec.name,
                 start: first.0,
                 end: last.1,
                 task_id: rec.task_id,
-                segments: from..from + rec.segments.len() as u32,
+                segments: from as u32..self.segments.len() as u32,
             };
-            self.segments.extend_from_slice(&rec.segments);
             self.spans.push(span);
         }
     }
@@ -58,7 +60,18 @@ impl Spans {
 struct Record {
     name: StrId,
     task_id: Option<NonZeroU64>,
-    segments: Vec<(u64, u64)>,
+    /// Most spans have one enter → exit: it needs no list of its own.
+    first: Option<(u64, u64)>,
+    more: Vec<(u64, u64)>,
+}
+
+impl Record {
+    fn push(&mut self, segment: (u64, u64)) {
+        match self.first {
+            None => self.first = Some(segment),
+            Some(_) => self.more.push(segment),
+        }
+    }
 }
 
 pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
@@ -86,14 +99,15 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
                 records.entry(span_id).or_insert_with(|| Record {
                     name,
                     task_id,
-                    segments: Vec::new(),
+                    first: None,
+                    more: Vec::new(),
                 });
             }
             SpanEvent::Exit { span_id } => {
                 if let Some(enter) = open.remove(&span_id)
                     && let Some(rec) = records.get_mut(&span_id)
                 {
-                    rec.segments.push((enter, e.ts));
+                    rec.push((enter, e.ts));
                 }
             }
             SpanEvent::Close { span_id } => {
