@@ -115,8 +115,26 @@ function generateBucket(count) {
   return objects.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-/** Serves `objects` as bucket `bench`: ListObjectsV2 with max-keys and continuation tokens, CORS for any origin. */
+/** First index of sorted `keys` at or after `key`. */
+function lowerBound(keys, key) {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Serves `objects` (sorted by key) as bucket `bench`: ListObjectsV2 with
+ * prefix, delimiter (common prefixes count against max-keys, as in S3),
+ * max-keys and continuation tokens, CORS for any origin.
+ */
 function listingServer(objects) {
+  const keys = objects.map((o) => o.key);
+  const xml = (s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
   const srv = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://bench');
     const cors = {
@@ -127,18 +145,33 @@ function listingServer(objects) {
       res.writeHead(404, cors);
       return res.end();
     }
+    const prefix = url.searchParams.get('prefix') ?? '';
+    const delimiter = url.searchParams.get('delimiter') ?? '';
     const maxKeys = Math.min(1000, Number(url.searchParams.get('max-keys') ?? 1000));
-    const from = Number(url.searchParams.get('continuation-token') ?? 0);
-    const page = objects.slice(from, from + maxKeys);
-    const next = from + page.length < objects.length ? String(from + page.length) : null;
-    const contents = page
-      .map((o) => `<Contents><Key>${o.key}</Key><LastModified>${o.modified}</LastModified><ETag>${o.etag.replaceAll('"', '&quot;')}</ETag><Size>${o.size}</Size><StorageClass>STANDARD</StorageClass></Contents>`)
-      .join('');
+    const token = url.searchParams.get('continuation-token');
+    let i = token !== null ? Number(token) : lowerBound(keys, prefix);
+    const contents = [];
+    const common = [];
+    while (i < keys.length && keys[i].startsWith(prefix) && contents.length + common.length < maxKeys) {
+      const cut = delimiter ? keys[i].indexOf(delimiter, prefix.length) : -1;
+      if (cut >= 0) {
+        const cp = keys[i].slice(0, cut + delimiter.length);
+        common.push(`<CommonPrefixes><Prefix>${xml(cp)}</Prefix></CommonPrefixes>`);
+        i = lowerBound(keys, cp + '\uffff');
+      } else {
+        const o = objects[i++];
+        contents.push(
+          `<Contents><Key>${xml(o.key)}</Key><LastModified>${o.modified}</LastModified><ETag>${o.etag.replaceAll('"', '&quot;')}</ETag><Size>${o.size}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+        );
+      }
+    }
+    const next = i < keys.length && keys[i].startsWith(prefix) ? String(i) : null;
     const body =
       '<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
-      `<Name>bench</Name><Prefix></Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys>` +
+      `<Name>bench</Name><Prefix>${xml(prefix)}</Prefix>${delimiter ? `<Delimiter>${xml(delimiter)}</Delimiter>` : ''}` +
+      `<KeyCount>${contents.length + common.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys>` +
       `<IsTruncated>${next !== null}</IsTruncated>${next !== null ? `<NextContinuationToken>${next}</NextContinuationToken>` : ''}` +
-      `${contents}</ListBucketResult>`;
+      `${contents.join('')}${common.join('')}</ListBucketResult>`;
     res.writeHead(200, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body), Date: new Date().toUTCString(), ...cors });
     res.end(body);
   });

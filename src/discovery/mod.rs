@@ -28,8 +28,11 @@ use leptos::prelude::*;
 use remote_catalog::RemoteCatalog;
 use std::sync::Arc;
 
-/// Ask for a fresh summary at most this often while pages arrive.
+/// Ask for a fresh summary at most this often while pages arrive, per
+/// `SUMMARY_SCALE` objects listed: decoding and rendering a summary grows with
+/// the bucket, and on a big one the page's thread should go to the listing.
 const SUMMARY_INTERVAL_MS: f64 = 1000.0;
+const SUMMARY_SCALE: u64 = 25_000;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListingStatus {
@@ -140,7 +143,8 @@ impl Discovery {
             if done {
                 break problem.map_or(Ok(()), Err);
             }
-            if now_ms() - last_summary >= SUMMARY_INTERVAL_MS && !self.summarizing.get_value() {
+            let interval = SUMMARY_INTERVAL_MS * (1 + objects / SUMMARY_SCALE) as f64;
+            if now_ms() - last_summary >= interval && !self.summarizing.get_value() {
                 // Not awaited: listings go on while the worker summarizes.
                 let this = *self;
                 let catalog = catalog.clone();
@@ -182,6 +186,12 @@ impl Discovery {
             return;
         }
         if let CatalogReply::Summary { summary, elapsed_ms } = reply {
+            // Render in a task of its own, after the one that decoded the reply:
+            // two shorter stalls of the page instead of one long one.
+            crate::s3::fetch::sleep(std::time::Duration::ZERO).await;
+            if self.generation.get_value() != generation {
+                return;
+            }
             self.summary.set(Some(Arc::new(*summary)));
             self.status.update(|s| s.worker_summary_ms = elapsed_ms);
             self.version.update(|v| *v += 1);
