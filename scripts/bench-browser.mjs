@@ -6,6 +6,8 @@
 //       events): click "Open the demo trace" until the frame that shows the
 //       summary section (and until the whole report), timed in the page; and
 //       the worker's own time for the file (gunzip, decode, analysis in wasm).
+//       When dial9's analyze.js is in the cargo registry, it runs on the same
+//       trace before each browser run, and the speed-ups are taken run by run.
 //
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
@@ -21,6 +23,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, serveDir } from './serve.mjs';
 
@@ -28,6 +31,26 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [mode = 'demo', ...args] = process.argv.slice(2);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * dial9's analyze.js in the local cargo registry (crates.io dial9-viewer 0.5.7;
+ * scripts/bench-vs-node.sh fetches it), or null.
+ */
+function referenceAnalyzer() {
+  const registry = path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), '.cargo'), 'registry', 'src');
+  for (const index of fs.existsSync(registry) ? fs.readdirSync(registry) : []) {
+    const js = path.join(registry, index, 'dial9-viewer-0.5.7', 'skills', 'dial9-toolkit', 'scripts', 'analyze.js');
+    if (fs.existsSync(js)) return js;
+  }
+  return null;
+}
+
+/** Wall time (ms) of `node analyze.js TRACE`, the reference the speed targets compare with. */
+function timeReference(js, trace) {
+  const t0 = performance.now();
+  execFileSync('node', [js, trace], { stdio: ['ignore', 'ignore', 'ignore'], maxBuffer: 1 << 28 });
+  return performance.now() - t0;
+}
 
 async function withBrowser(run) {
   const server = await serveDir(path.join(root, 'dist'));
@@ -47,7 +70,13 @@ async function demo(runs) {
   await withBrowser(async (context, url) => {
     const times = [];
     const workerTimes = [];
+    // The machine is shared and its speed drifts: the reference runs right
+    // before each browser run, and the ratios are taken pair by pair.
+    const reference = referenceAnalyzer();
+    const ratios = [];
+    const trace = path.join(root, 'tests/fixtures/demo-trace.bin');
     for (let i = 0; i < runs; i++) {
+      const nodeMs = reference ? timeReference(reference, trace) : null;
       const page = await context.newPage();
       await page.goto(url);
       await page.waitForSelector('[data-testid=open-demo]');
@@ -73,11 +102,21 @@ async function demo(runs) {
       const worker = Math.round(Number(await page.getAttribute('[data-testid=progress-row]', 'data-analysis-ms')));
       times.push(ms);
       workerTimes.push(worker);
-      console.log(`run ${i + 1}: ${ms} ms to the summary on screen, ${whole} ms to the whole report; the worker's analysis ${worker} ms`);
+      const vs = nodeMs ? `; node analyze.js ${Math.round(nodeMs)} ms: ${(nodeMs / worker).toFixed(1)}× the worker, ${(nodeMs / ms).toFixed(1)}× the page` : '';
+      if (nodeMs) ratios.push([nodeMs / worker, nodeMs / ms]);
+      console.log(`run ${i + 1}: ${ms} ms to the summary on screen, ${whole} ms to the whole report; the worker's analysis ${worker} ms${vs}`);
       await page.close();
     }
     console.log(`median time to the report's summary on screen (demo-trace.bin, ${runs} runs): ${median(times)} ms`);
     console.log(`median time of the worker's analysis (gunzip + decode + analysis in wasm): ${median(workerTimes)} ms`);
+    if (ratios.length) {
+      console.log(
+        `median speed-up over node analyze.js, run by run: the worker ${median(ratios.map((r) => r[0])).toFixed(1)}×, ` +
+          `click to summary ${median(ratios.map((r) => r[1])).toFixed(1)}×`,
+      );
+    } else {
+      console.log('node analyze.js not found (scripts/bench-vs-node.sh fetches it): no speed-up printed');
+    }
   });
 }
 
