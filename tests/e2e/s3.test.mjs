@@ -85,6 +85,20 @@ async function segmentGets(part) {
   return log.filter((r) => r.method === 'GET' && !r.path.includes('list-type') && r.path.includes(part));
 }
 
+/**
+ * Analyzes payments/api's host (one boot across midnight, three segments) on
+ * a listed page and checks the report against the CLI on the same keys.
+ */
+async function analyzePaymentsHost(page) {
+  await page.locator('[data-testid=host][data-host=ip-10-0-1-88] [data-testid=host-pick]').click();
+  await selected(page, 3);
+  await page.click('[data-testid=s3-analyze]');
+  const shown = await shownNumbers(page);
+  const keys = await analyzedKeys(page);
+  assert.ok(keys.every((k) => k.includes('service=payments%2Fapi/')), keys.join(', '));
+  assert.deepEqual(shown, (await cli(keys)).numbers);
+}
+
 /** The keys a page analyzed (its progress rows). */
 const analyzedKeys = (page) => attrs(page, '[data-testid=progress-row]', 'data-file');
 
@@ -512,18 +526,29 @@ async function clearCache(page) {
   await page.evaluate(async () => Promise.all((await caches.keys()).map((k) => caches.delete(k))));
 }
 
-test('a fleet overview downloads one segment per host from the window, and equals the CLI', { timeout: 180_000 }, async () => {
-  const { page, problems } = await openPage();
+/**
+ * On a fresh, listed page with an empty segment cache: selection mode `mode`
+ * over [from, to] (plus `extra` fields), `count` segments, analyzed with a
+ * clean request log. Returns the page and the report's numbers.
+ */
+async function analyzeMode(mode, from, to, count, extra = {}) {
+  const opened = await openPage();
+  const { page } = opened;
   await clearCache(page);
   await connect(page);
   await listed(page);
-  await page.click('[data-testid=mode-fleet]');
-  await page.fill('[data-testid=sel-from]', '2026-11-30 23:00:00');
-  await page.fill('[data-testid=sel-to]', '2026-12-01 10:00:00');
-  await selected(page, 3);
+  await page.click(`[data-testid=mode-${mode}]`);
+  await page.fill('[data-testid=sel-from]', from);
+  await page.fill('[data-testid=sel-to]', to);
+  for (const [testid, value] of Object.entries(extra)) await page.fill(`[data-testid=${testid}]`, value);
+  await selected(page, count);
   await control('DELETE', 'requests');
   await page.click('[data-testid=s3-analyze]');
-  const shown = await shownNumbers(page);
+  return { ...opened, shown: await shownNumbers(page) };
+}
+
+test('a fleet overview downloads one segment per host from the window, and equals the CLI', { timeout: 180_000 }, async () => {
+  const { page, problems, shown } = await analyzeMode('fleet', '2026-11-30 23:00:00', '2026-12-01 10:00:00', 3);
   // Each host's segment starting nearest the window's middle (04:30).
   const expected = [
     'version=1/date=2026-12-01/service=payments%2Fapi/time=0000/instance=ip-10-0-1-88/boot=lovg-24843/1796083210-2.bin.gz',
@@ -549,18 +574,7 @@ test('a fleet overview downloads one segment per host from the window, and equal
 });
 
 test('sample N spreads N segments over the window, and equals the CLI', { timeout: 180_000 }, async () => {
-  const { page, problems } = await openPage();
-  await clearCache(page);
-  await connect(page);
-  await listed(page);
-  await page.click('[data-testid=mode-sample]');
-  await page.fill('[data-testid=sel-from]', '2026-11-30 00:00:00');
-  await page.fill('[data-testid=sel-to]', '2026-12-01 23:59:59');
-  await page.fill('[data-testid=sel-sample-n]', '5');
-  await selected(page, 5);
-  await control('DELETE', 'requests');
-  await page.click('[data-testid=s3-analyze]');
-  const shown = await shownNumbers(page);
+  const { page, problems, shown } = await analyzeMode('sample', '2026-11-30 00:00:00', '2026-12-01 23:59:59', 5, { 'sel-sample-n': '5' });
   // The 26 segments by start time, every fifth-and-a-bit: indices 0, 5, 10, 15, 20.
   const expected = [
     '2026-11-30/0814/checkout-api/ip-10-0-1-23/gauu-25994/1796026492-0.bin.gz',
@@ -642,14 +656,7 @@ test('"Try the demo bucket" fills the form and the whole discovery → selection
   assert.equal(await page.inputValue('[data-testid=s3-secret-key]'), 'd9lens-demo-secret-key');
   await listed(page);
   assert.match(await page.textContent('[data-testid=listing-status]'), /Listed 30 objects/);
-  // payments/api: one boot across midnight, three segments.
-  await page.locator('[data-testid=host][data-host=ip-10-0-1-88] [data-testid=host-pick]').click();
-  await selected(page, 3);
-  await page.click('[data-testid=s3-analyze]');
-  const shown = await shownNumbers(page);
-  const keys = await analyzedKeys(page);
-  assert.ok(keys.every((k) => k.includes('service=payments%2Fapi/')), keys.join(', '));
-  assert.deepEqual(shown, (await cli(keys)).numbers);
+  await analyzePaymentsHost(page);
   await assertPrivate(page, opened, DEMO_ENDPOINT);
   await assertClean(page, problems);
   await page.screenshot({ path: path.join(out, 's3-demo-report.png'), fullPage: true });
@@ -706,11 +713,7 @@ test('a page clock two hours ahead is corrected from S3\'s answer, for listings 
   await connect(page);
   await listed(page);
   assert.match(await page.textContent('[data-testid=listing-status]'), /Listed 30 objects/);
-  await page.locator('[data-testid=host][data-host=ip-10-0-1-88] [data-testid=host-pick]').click();
-  await selected(page, 3);
-  await page.click('[data-testid=s3-analyze]');
-  const shown = await shownNumbers(page);
-  assert.deepEqual(shown, (await cli(await analyzedKeys(page))).numbers);
+  await analyzePaymentsHost(page);
   const log = (await control('GET', 'requests')).filter((r) => r.method === 'GET');
   const [first, ...rest] = log;
   assert.equal(first.status, 403, 'S3 refused the first request, signed two hours ahead');
