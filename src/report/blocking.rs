@@ -1,7 +1,7 @@
 //! BLOCKING CALLS (scheduling/off-CPU samples).
 
 use super::stack::stack_groups;
-use super::widgets::{Section, bar, stat};
+use super::widgets::{DataTable, Section, bar, stat};
 use d9lens_core::fmt::{pct, to_fixed};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -55,35 +55,23 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                 } else {
                     view! {
                         <h3>"In-poll blocking by task spawn location"</h3>
-                        <div class="table-wrap">
-                            <table class="data">
-                                <thead>
-                                    <tr>
-                                        <th class="num">"Samples"</th>
-                                        <th class="bar-col">"Share"</th>
-                                        <th class="num">"%"</th>
-                                        <th>"Spawn location"</th>
-                                    </tr>
-                                </thead>
-                                <tbody>
-                                    {by_loc
-                                        .into_iter()
-                                        .take(10)
-                                        .map(|c| {
-                                            let share = c.count as f64 / in_poll as f64 * 100.0;
-                                            view! {
-                                                <tr>
-                                                    <td class="num">{c.count.to_string()}</td>
-                                                    <td class="bar-col">{bar(share)}</td>
-                                                    <td class="num">{format!("{}%", pct(c.count as f64, in_poll as f64, 1))}</td>
-                                                    <td class="loc">{c.loc}</td>
-                                                </tr>
-                                            }
-                                        })
-                                        .collect_view()}
-                                </tbody>
-                            </table>
-                        </div>
+                        <DataTable columns=&[("Samples", "num"), ("Share", "bar-col"), ("%", "num"), ("Spawn location", "")]>
+                            {by_loc
+                                .into_iter()
+                                .take(10)
+                                .map(|c| {
+                                    let share = c.count as f64 / in_poll as f64 * 100.0;
+                                    view! {
+                                        <tr>
+                                            <td class="num">{c.count.to_string()}</td>
+                                            <td class="bar-col">{bar(share)}</td>
+                                            <td class="num">{format!("{}%", pct(c.count as f64, in_poll as f64, 1))}</td>
+                                            <td class="loc">{c.loc}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()}
+                        </DataTable>
                         <h3>"In-poll blocking call stacks"</h3>
                         {stack_groups(stacks, in_poll)}
                     }

@@ -1,6 +1,6 @@
 //! TASK LIFECYCLE.
 
-use super::widgets::{Section, stat};
+use super::widgets::{DataTable, Section, stat};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
 
@@ -36,29 +36,19 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                         }
                     })}
                 <h3>"Spawns by location"</h3>
-                <div class="table-wrap">
-                    <table class="data">
-                        <thead>
-                            <tr>
-                                <th class="num">"Tasks"</th>
-                                <th>"Spawn location"</th>
-                            </tr>
-                        </thead>
-                        <tbody>
-                            {spawns
-                                .into_iter()
-                                .map(|c| {
-                                    view! {
-                                        <tr>
-                                            <td class="num">{c.count.to_string()}</td>
-                                            <td class="loc">{c.loc}</td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
-                </div>
+                <DataTable columns=&[("Tasks", "num"), ("Spawn location", "")]>
+                    {spawns
+                        .into_iter()
+                        .map(|c| {
+                            view! {
+                                <tr>
+                                    <td class="num">{c.count.to_string()}</td>
+                                    <td class="loc">{c.loc}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </DataTable>
             </Section>
         }
     })

@@ -1,7 +1,7 @@
 //! MEMORY ALLOCATIONS (sampled).
 
 use super::stack::stack_view;
-use super::widgets::{Lazy, Section, opt_loc, stat};
+use super::widgets::{DataTable, Lazy, Section, opt_loc, stat};
 use d9lens_core::fmt::grouped;
 use d9lens_core::report::{Frame, Report};
 use leptos::prelude::*;
@@ -72,34 +72,22 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                     .then(|| {
                         view! {
                             <h3>"Per-task allocations (top 20)"</h3>
-                            <div class="table-wrap">
-                                <table class="data">
-                                    <thead>
-                                        <tr>
-                                            <th class="num">"Task"</th>
-                                            <th class="num">"Estimated bytes"</th>
-                                            <th class="num">"Samples"</th>
-                                            <th>"Spawn location"</th>
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {m.per_task
-                                            .iter()
-                                            .take(20)
-                                            .map(|t| {
-                                                view! {
-                                                    <tr>
-                                                        <td class="num">{t.task_id.to_string()}</td>
-                                                        <td class="num">{format!("~{}", grouped(t.estimated_bytes.round() as i64))}</td>
-                                                        <td class="num">{t.count.to_string()}</td>
-                                                        <td class="loc">{opt_loc(&t.spawn_loc)}</td>
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                            </div>
+                            <DataTable columns=&[("Task", "num"), ("Estimated bytes", "num"), ("Samples", "num"), ("Spawn location", "")]>
+                                {m.per_task
+                                    .iter()
+                                    .take(20)
+                                    .map(|t| {
+                                        view! {
+                                            <tr>
+                                                <td class="num">{t.task_id.to_string()}</td>
+                                                <td class="num">{format!("~{}", grouped(t.estimated_bytes.round() as i64))}</td>
+                                                <td class="num">{t.count.to_string()}</td>
+                                                <td class="loc">{opt_loc(&t.spawn_loc)}</td>
+                                            </tr>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </DataTable>
                         }
                     })}
             </Section>

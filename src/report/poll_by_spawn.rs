@@ -1,6 +1,6 @@
 //! POLL DURATION BY SPAWN LOCATION.
 
-use super::widgets::Section;
+use super::widgets::{DataTable, Section};
 use d9lens_core::fmt::to_fixed;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -10,45 +10,31 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
     (!rows.is_empty()).then(|| {
         view! {
             <Section title="Poll duration by spawn location" testid="section-poll-by-spawn">
-                <div class="table-wrap">
-                    <table class="data">
-                        <thead>
-                            <tr>
-                                <th>"Spawn location"</th>
-                                <th class="num">"Polls"</th>
-                                <th class="num">"p50"</th>
-                                <th class="num">"p99"</th>
-                                <th class="num">"max"</th>
-                                <th></th>
-                            </tr>
-                        </thead>
-                        <tbody>
-                            {rows
-                                .into_iter()
-                                .map(|s| {
-                                    let max_ms = s.max_ns as f64 / 1e6;
-                                    let flag = if max_ms > 10.0 {
-                                        Some(view! { <span class="sev sev-critical">"> 10ms"</span> })
-                                    } else if max_ms > 1.0 {
-                                        Some(view! { <span class="sev sev-warning">"> 1ms"</span> })
-                                    } else {
-                                        None
-                                    };
-                                    view! {
-                                        <tr>
-                                            <td class="loc">{s.name}</td>
-                                            <td class="num">{s.count.to_string()}</td>
-                                            <td class="num">{format!("{}µs", to_fixed(s.p50_ns as f64 / 1e3, 1))}</td>
-                                            <td class="num">{format!("{}µs", to_fixed(s.p99_ns as f64 / 1e3, 1))}</td>
-                                            <td class="num">{format!("{}ms", to_fixed(max_ms, 2))}</td>
-                                            <td>{flag}</td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
-                </div>
+                <DataTable columns=&[("Spawn location", ""), ("Polls", "num"), ("p50", "num"), ("p99", "num"), ("max", "num"), ("", "")]>
+                    {rows
+                        .into_iter()
+                        .map(|s| {
+                            let max_ms = s.max_ns as f64 / 1e6;
+                            let flag = if max_ms > 10.0 {
+                                Some(view! { <span class="sev sev-critical">"> 10ms"</span> })
+                            } else if max_ms > 1.0 {
+                                Some(view! { <span class="sev sev-warning">"> 1ms"</span> })
+                            } else {
+                                None
+                            };
+                            view! {
+                                <tr>
+                                    <td class="loc">{s.name}</td>
+                                    <td class="num">{s.count.to_string()}</td>
+                                    <td class="num">{format!("{}µs", to_fixed(s.p50_ns as f64 / 1e3, 1))}</td>
+                                    <td class="num">{format!("{}µs", to_fixed(s.p99_ns as f64 / 1e3, 1))}</td>
+                                    <td class="num">{format!("{}ms", to_fixed(max_ms, 2))}</td>
+                                    <td>{flag}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </DataTable>
             </Section>
         }
     })

@@ -1,6 +1,6 @@
 //! SCHEDULING DELAYS (wake → poll latency).
 
-use super::widgets::{Section, opt_loc, stat};
+use super::widgets::{DataTable, Section, opt_loc, stat};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -28,36 +28,23 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                 } else {
                     view! {
                         <h3>"Top 5 worst"</h3>
-                        <div class="table-wrap">
-                            <table class="data">
-                                <thead>
-                                    <tr>
-                                        <th class="num">"Delay"</th>
-                                        <th class="num">"Task"</th>
-                                        <th>"Spawn location"</th>
-                                        <th class="num">"Worker"</th>
-                                        <th class="num">"Woken at"</th>
-                                    </tr>
-                                </thead>
-                                <tbody>
-                                    {worst
-                                        .into_iter()
-                                        .take(5)
-                                        .map(|d| {
-                                            view! {
-                                                <tr>
-                                                    <td class="num strong">{fmt_dur(d.delay_ns as f64)}</td>
-                                                    <td class="num">{d.task_id.to_string()}</td>
-                                                    <td class="loc">{opt_loc(&d.spawn_loc)}</td>
-                                                    <td class="num">{d.worker.to_string()}</td>
-                                                    <td class="num">{fmt_dur(d.wake_offset_ns as f64)}</td>
-                                                </tr>
-                                            }
-                                        })
-                                        .collect_view()}
-                                </tbody>
-                            </table>
-                        </div>
+                        <DataTable columns=&[("Delay", "num"), ("Task", "num"), ("Spawn location", ""), ("Worker", "num"), ("Woken at", "num")]>
+                            {worst
+                                .into_iter()
+                                .take(5)
+                                .map(|d| {
+                                    view! {
+                                        <tr>
+                                            <td class="num strong">{fmt_dur(d.delay_ns as f64)}</td>
+                                            <td class="num">{d.task_id.to_string()}</td>
+                                            <td class="loc">{opt_loc(&d.spawn_loc)}</td>
+                                            <td class="num">{d.worker.to_string()}</td>
+                                            <td class="num">{fmt_dur(d.wake_offset_ns as f64)}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()}
+                        </DataTable>
                     }
                         .into_any()
                 }}

@@ -1,6 +1,6 @@
 //! SPAN DURATIONS.
 
-use super::widgets::Section;
+use super::widgets::{DataTable, Section};
 use d9lens_core::fmt::to_fixed;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -11,35 +11,22 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
         let us = |ns: u64| format!("{}µs", to_fixed(ns as f64 / 1e3, 1));
         view! {
             <Section title="Span durations" testid="section-spans">
-                <div class="table-wrap">
-                    <table class="data">
-                        <thead>
-                            <tr>
-                                <th>"Span"</th>
-                                <th class="num">"Count"</th>
-                                <th class="num">"p50"</th>
-                                <th class="num">"p99"</th>
-                                <th class="num">"max"</th>
-                            </tr>
-                        </thead>
-                        <tbody>
-                            {rows
-                                .into_iter()
-                                .map(|s| {
-                                    view! {
-                                        <tr>
-                                            <td class="loc">{s.name}</td>
-                                            <td class="num">{s.count.to_string()}</td>
-                                            <td class="num">{us(s.p50_ns)}</td>
-                                            <td class="num">{us(s.p99_ns)}</td>
-                                            <td class="num">{us(s.max_ns)}</td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
-                </div>
+                <DataTable columns=&[("Span", ""), ("Count", "num"), ("p50", "num"), ("p99", "num"), ("max", "num")]>
+                    {rows
+                        .into_iter()
+                        .map(|s| {
+                            view! {
+                                <tr>
+                                    <td class="loc">{s.name}</td>
+                                    <td class="num">{s.count.to_string()}</td>
+                                    <td class="num">{us(s.p50_ns)}</td>
+                                    <td class="num">{us(s.p99_ns)}</td>
+                                    <td class="num">{us(s.max_ns)}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </DataTable>
             </Section>
         }
     })

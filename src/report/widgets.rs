@@ -21,6 +21,35 @@ pub fn Section(
     }
 }
 
+/// A column of a [`DataTable`]: its heading and the class of its cells
+/// (`""`, `"num"` for right-aligned numbers, `"bar-col"` for bars).
+pub type Column = (&'static str, &'static str);
+
+/// The report's tables: a scrolling wrapper, one heading row, `children` the rows.
+#[component]
+pub fn DataTable(
+    columns: &'static [Column],
+    /// Extra classes of the `<table>`.
+    #[prop(optional)]
+    class: &'static str,
+    children: Children,
+) -> impl IntoView {
+    let heads = columns
+        .iter()
+        .map(|&(label, class)| view! { <th class=class>{label}</th> })
+        .collect_view();
+    view! {
+        <div class="table-wrap">
+            <table class=format!("data {class}")>
+                <thead>
+                    <tr>{heads}</tr>
+                </thead>
+                <tbody>{children()}</tbody>
+            </table>
+        </div>
+    }
+}
+
 /// A `<details>` whose content is only built the first time it is opened
 /// (stacks can be hundreds of frames).
 #[component]
