@@ -1,10 +1,12 @@
 //! Arbitrary bytes → the whole per-file path: container detection (raw or
 //! gzip, inflation capped), decode, analysis, merge, finish, text render and
 //! JSON serialization. Any panic, abort or OOM is a bug, and so is a
-//! different outcome when the same bytes arrive in pieces (a download).
+//! different outcome when the same bytes arrive in pieces (a download), or
+//! when a raw trace is decoded in two parts and joined (the CLI's two cores).
 #![no_main]
 
-use d9lens_core::analysis::{FileAnalysis, Merger, Options, analyze_file};
+use d9lens_core::analysis::{FileAnalysis, FileOutcome, Merger, Options, analyze_file};
+use d9lens_core::trace::{TracePart, TraceParser, find_cut, parse_trace};
 use d9lens_core::report::text;
 use libfuzzer_sys::fuzz_target;
 
@@ -12,7 +14,18 @@ use libfuzzer_sys::fuzz_target;
 /// design (an inflated segment lives next to its decoded events).
 const MAX_INFLATED: usize = 64 << 20;
 
+/// A raw trace cut where the CLI would cut it, each part decoded apart.
+fn joined_at_cut(data: &[u8]) {
+    let Some(at) = find_cut(data) else { return };
+    let mut front = TraceParser::default();
+    front.push(&data[..at]);
+    let joined = front.finish_with(TracePart::decode(at, &data[at..]), &data[at..]);
+    let outcome = |parsed| serde_json::to_string(&FileOutcome::new("fuzz.bin", 0, Ok(parsed))).unwrap();
+    assert_eq!(outcome(joined), outcome(parse_trace(data)), "decoded in two parts, another outcome");
+}
+
 fuzz_target!(|data: &[u8]| {
+    joined_at_cut(data);
     for reference_compatible in [false, true] {
         let opts = Options {
             reference_compatible,

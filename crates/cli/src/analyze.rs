@@ -1,10 +1,9 @@
 //! `d9lens analyze`: read files, analyze each on its own thread, merge, print.
 
 use crate::args::AnalyzeArgs;
-use crate::{output, parallel};
+use crate::{output, parallel, two_cores};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
-use d9lens_core::container::{self, Container, ContainerError, Gunzip};
-use d9lens_core::trace::TraceParser;
+use d9lens_core::container::{self, Container};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -34,43 +33,6 @@ fn base_name(p: &Path) -> String {
         .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// Compressed bytes read and inflated per step of the pipeline (about 0.4 MB raw).
-const PIECE: usize = 128 * 1024;
-
-/// One gzip file on two cores: the other thread reads and inflates it, this
-/// one decodes what it inflated so far.
-fn analyze_gzip_pipelined(name: &str, mut file: File, opts: &Options) -> Result<FileOutcome, String> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
-    std::thread::scope(|s| {
-        let inflater = s.spawn(move || -> Result<Result<(), ContainerError>, std::io::Error> {
-            let mut gunzip = Gunzip::new(opts.max_inflated_bytes);
-            let mut piece = vec![0; PIECE];
-            loop {
-                let n = file.read(&mut piece)?;
-                if n == 0 {
-                    return Ok(gunzip.finish());
-                }
-                let mut out = Vec::new();
-                if let Err(e) = gunzip.feed(&piece[..n], &mut out) {
-                    return Ok(Err(e));
-                }
-                // A closed channel: the decoder is gone, stop.
-                if tx.send(out).is_err() {
-                    return Ok(Ok(()));
-                }
-            }
-        });
-        let mut parser = TraceParser::default();
-        for block in rx {
-            parser.push(&block);
-        }
-        let inflated = inflater.join().expect("the inflater thread does not panic");
-        let inflated = inflated.map_err(|e| format!("{name}: {e}"))?;
-        let raw_bytes = parser.len() as u64;
-        Ok(FileOutcome::new(name, raw_bytes, inflated.map(|()| parser.finish())))
-    })
-}
-
 fn analyze_path(f: &Path, opts: &Options, pipelined: bool) -> Result<FileOutcome, String> {
     let io = |e: std::io::Error| format!("{}: {e}", f.display());
     let name = base_name(f);
@@ -79,7 +41,7 @@ fn analyze_path(f: &Path, opts: &Options, pipelined: bool) -> Result<FileOutcome
     let n = file.read(&mut head).map_err(io)?;
     if pipelined && container::sniff(&head[..n]) == Ok(Container::Gzip) {
         file.seek(SeekFrom::Start(0)).map_err(io)?;
-        return analyze_gzip_pipelined(&name, file, opts);
+        return two_cores::analyze_gzip(&name, file, opts);
     }
     let bytes = std::fs::read(f).map_err(io)?;
     Ok(analyze_file(&name, &bytes, opts))

@@ -6,6 +6,7 @@ mod diagnose;
 mod output;
 mod parallel;
 mod s3;
+mod two_cores;
 mod zoom;
 
 use std::process::ExitCode;

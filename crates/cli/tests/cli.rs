@@ -74,3 +74,24 @@ fn usage_errors_exit_2() {
     assert_eq!(d9lens(&["frobnicate"]).status.code(), Some(2));
     assert_eq!(d9lens(&["analyze", "x.bin", "--sample", "0"]).status.code(), Some(2));
 }
+
+#[test]
+fn a_single_gzip_file_cut_short_names_the_gzip_error() {
+    // One gzip file is inflated and decoded on two threads: a broken gzip must
+    // still end both and be reported.
+    let seg = "s3-bucket/version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-23/boot=qghy-22982/1796047550-1.bin.gz";
+    let gz = std::fs::read(fixtures().join(seg)).unwrap();
+    let dir = std::env::temp_dir().join(format!("d9lens-cli-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.bin.gz");
+    std::fs::write(&cut, &gz[..gz.len() * 3 / 5]).unwrap();
+    let out = d9lens(&["analyze", cut.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cut.bin.gz") && stderr.contains("gzip"), "{stderr}");
+    let whole = d9lens(&["analyze", &path(seg), "--json"]);
+    assert!(whole.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&whole.stdout).unwrap();
+    assert_eq!(v["summary"]["eventCount"].as_u64().map(|n| n > 40_000), Some(true));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

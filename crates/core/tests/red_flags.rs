@@ -90,3 +90,66 @@ fn every_fixture_scans_without_failing() {
         flags(&[&format!("s3-bucket/{key}")]);
     }
 }
+
+/// A trace of one task polled on two workers, with spans inside its polls.
+fn busy_task_trace() -> Vec<u8> {
+    use dial9_trace_format::encoder::Encoder;
+    use dial9_trace_format::schema::FieldDef;
+    use dial9_trace_format::types::{FieldType, FieldValue};
+    let mut enc = Encoder::new();
+    let mut schema = |name: &str, fields: &[(&str, FieldType)]| {
+        let defs = fields.iter().map(|&(n, t)| FieldDef::new(n, t)).collect();
+        enc.register_schema(name, defs).unwrap()
+    };
+    let (v, s) = (FieldType::Varint, FieldType::String);
+    let start = schema("PollStartEvent", &[("worker_id", v), ("task_id", v)]);
+    let end = schema("PollEndEvent", &[("worker_id", v)]);
+    let enter = schema(
+        "SpanEnterEvent",
+        &[("span_id", v), ("span_name", s), ("dial9.tokio.task_id", v)],
+    );
+    let exit = schema("SpanExitEvent", &[("span_id", v)]);
+    let close = schema("SpanCloseEvent", &[("span_id", v)]);
+    let mut events = vec![
+        (1_000, &start, vec![FieldValue::Varint(0), FieldValue::Varint(7)]),
+        (100_000, &end, vec![FieldValue::Varint(0)]),
+        (200_000, &start, vec![FieldValue::Varint(1), FieldValue::Varint(7)]),
+        (300_000, &end, vec![FieldValue::Varint(1)]),
+    ];
+    let mut span = |id: u64, from: u64, to: u64| {
+        let name = FieldValue::String("step".into());
+        events.push((from, &enter, vec![FieldValue::Varint(id), name, FieldValue::Varint(7)]));
+        events.push((to, &exit, vec![FieldValue::Varint(id)]));
+        events.push((to + 1, &close, vec![FieldValue::Varint(id)]));
+    };
+    // 20 spans in the first poll (not more than 20), one more that outlives
+    // it (not in it), 25 in the second.
+    for i in 0..20 {
+        span(i + 1, 2_000 + i * 100, 2_050 + i * 100);
+    }
+    span(10, 90_000, 110_000);
+    for i in 0..25 {
+        span(100 + i, 201_000 + i * 1_000, 201_500 + i * 1_000);
+    }
+    events.sort_by_key(|e| e.0);
+    for (ts, schema, values) in events {
+        enc.write_event(schema, ts, &values).unwrap();
+    }
+    enc.finish()
+}
+
+#[test]
+fn a_poll_that_runs_many_spans_of_its_task_is_flagged() {
+    let opts = Options::default();
+    let outcome = d9lens_core::analysis::analyze_file("busy.bin", &busy_task_trace(), &opts);
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    let mut merger = d9lens_core::analysis::Merger::new(opts);
+    merger.add(outcome.partial);
+    let f = merger.finish().red_flags;
+    let busy = find(&f, "many-spans-per-poll");
+    assert_eq!(busy.len(), 1, "{f:#?}");
+    assert_eq!(
+        busy[0].message,
+        "1 poll(s) ran more than 20 spans each (worst: 25 spans in one 100.0µs poll of task 7 on worker 1)"
+    );
+}

@@ -5,7 +5,7 @@
 mod common;
 
 use d9lens_core::analysis::{FileAnalysis, FileOutcome, Partial, analyze_file};
-use d9lens_core::trace::{ParsedTrace, TraceParser, parse_trace};
+use d9lens_core::trace::{DecodeFailure, ParsedTrace, TraceParser, TracePart, find_cut, parse_trace};
 use dial9_trace_format::decoder::Decoder;
 use dial9_trace_format::encoder::Encoder;
 use dial9_trace_format::schema::FieldDef;
@@ -181,4 +181,166 @@ fn a_download_in_pieces_gives_the_same_outcome_as_the_whole_file() {
     assert_eq!(json(&streamed), json(&analyze_file("seg.bin.gz", cut, &opts)));
     let err = streamed.error.expect("a truncated gzip is an error");
     assert!(err.message.contains("gzip"), "{}", err.message);
+}
+
+/// Decodes `raw` cut at `at`: the bytes before it in pieces by a parser, the
+/// rest apart (as the CLI's two threads do), then joined.
+fn split_parse(raw: &[u8], at: usize) -> (ParsedTrace, Option<DecodeFailure>) {
+    let mut front = TraceParser::default();
+    for chunk in raw[..at].chunks(65_536 + 7) {
+        front.push(chunk);
+    }
+    let part = TracePart::decode(at, &raw[at..]);
+    front.finish_with(part, &raw[at..])
+}
+
+/// What decoding gave, in full: the analysis' partial and what it does not show.
+fn fingerprint((trace, failure): (ParsedTrace, Option<DecodeFailure>), addrs: &[u64]) -> String {
+    let symbols: Vec<_> = addrs.iter().map(|&a| trace.symbols.symbolize(&[a])).collect();
+    let locs: Vec<(u64, Option<String>)> = trace
+        .task_spawn_locs
+        .iter()
+        .map(|(&t, &l)| (t, trace.spawn_loc(l).map(str::to_string)))
+        .collect();
+    format!("{failure:?} {symbols:?} {locs:?} {}", partial_json(trace))
+}
+
+/// Every header candidate of `raw` past the first byte, real or inside a frame.
+fn candidates(raw: &[u8]) -> Vec<usize> {
+    memchr::memmem::find_iter(raw, b"TRC\0").filter(|&i| i > 0).collect()
+}
+
+enum Ev<'a> {
+    Spawn(u64, &'a str),
+    Poll(u64, &'a str),
+    Symbol(u64, u64, &'a str),
+}
+
+fn stream_of(events: &[Ev<'_>]) -> Vec<u8> {
+    let mut enc = Encoder::new();
+    let (v, s) = (FieldType::Varint, FieldType::String);
+    let spawn = enc
+        .register_schema(
+            "TaskSpawnEvent",
+            vec![FieldDef::new("task_id", v), FieldDef::new("spawn_loc", s)],
+        )
+        .unwrap();
+    let fields = ["worker_id", "task_id", "spawn_loc"];
+    let types = [v, v, s];
+    let poll = enc
+        .register_schema(
+            "PollStartEvent",
+            fields.iter().zip(types).map(|(n, t)| FieldDef::new(*n, t)).collect(),
+        )
+        .unwrap();
+    let fields = ["addr", "inline_depth", "symbol_name"];
+    let symbol = enc
+        .register_schema(
+            "SymbolTableEntry",
+            fields.iter().zip(types).map(|(n, t)| FieldDef::new(*n, t)).collect(),
+        )
+        .unwrap();
+    for (i, e) in events.iter().enumerate() {
+        let ts = 1_000 + 10 * i as u64;
+        match *e {
+            Ev::Spawn(task, loc) => {
+                enc.write_event(&spawn, ts, &[FieldValue::Varint(task), FieldValue::String(loc.into())])
+            }
+            Ev::Poll(task, loc) => enc.write_event(
+                &poll,
+                ts,
+                &[
+                    FieldValue::Varint(0),
+                    FieldValue::Varint(task),
+                    FieldValue::String(loc.into()),
+                ],
+            ),
+            Ev::Symbol(addr, depth, name) => enc.write_event(
+                &symbol,
+                ts,
+                &[
+                    FieldValue::Varint(addr),
+                    FieldValue::Varint(depth),
+                    FieldValue::String(name.into()),
+                ],
+            ),
+        }
+        .unwrap();
+    }
+    enc.finish()
+}
+
+#[test]
+fn a_trace_cut_at_any_header_candidate_joins_into_the_whole() {
+    // The later part updates what the earlier one set: a poll of a task spawned
+    // before (no change), a respawn (new location, same place), symbols that
+    // refine earlier ones.
+    let mut raw = stream_of(&[
+        Ev::Spawn(1, "src/a.rs:1:1"),
+        Ev::Poll(2, "src/p.rs:2:2"),
+        Ev::Symbol(0x10, 0, "f"),
+        Ev::Symbol(0x20, 1, "inlined"),
+    ]);
+    let boundary = raw.len();
+    raw.extend(stream_of(&[
+        Ev::Poll(1, "src/q.rs:1:1"),
+        Ev::Spawn(2, "src/b.rs:2:2"),
+        Ev::Poll(3, "src/r.rs:3:3 TRC\0\x01"),
+        Ev::Symbol(0x10, 1, "g"),
+        Ev::Symbol(0x20, 0, "owner"),
+        Ev::Symbol(0x10, 0, "f, again"),
+        Ev::Spawn(4, ""),
+    ]));
+    let addrs = [0x10, 0x20];
+    let whole = fingerprint(parse_trace(&raw), &addrs);
+    let expected = r#"[[Frame { symbol: "g", location: None }, Frame { symbol: "f, again", location: None }], [Frame { symbol: "inlined", location: None }, Frame { symbol: "owner", location: None }]] [(1, Some("src/a.rs:1:1")), (2, Some("src/b.rs:2:2")), (3, Some("src/r.rs:3:3 TRC\0\u{1}")), (4, None)]"#;
+    assert!(whole.contains(expected), "{whole}");
+    assert_eq!(fingerprint(split_parse(&raw, boundary), &addrs), whole);
+    // More streams after, with magics inside frames: every candidate.
+    raw.extend(tricky_trace());
+    let whole = fingerprint(parse_trace(&raw), &addrs);
+    let cuts = candidates(&raw);
+    assert!(cuts.contains(&boundary) && cuts.len() >= 6, "{cuts:?}");
+    for at in cuts {
+        assert_eq!(fingerprint(split_parse(&raw, at), &addrs), whole, "cut at {at}");
+    }
+}
+
+#[test]
+fn fixtures_cut_in_two_join_into_the_whole() {
+    for rel in ["blocking.bin", "rotation/trace.1.bin"] {
+        let raw = common::read(rel);
+        let whole = fingerprint(parse_trace(&raw), &[]);
+        let cuts = candidates(&raw);
+        assert!(cuts.len() >= 2, "{rel}: {cuts:?}");
+        for &at in cuts.iter().step_by(cuts.len().div_ceil(4)) {
+            assert_eq!(fingerprint(split_parse(&raw, at), &[]), whole, "{rel} cut at {at}");
+        }
+        // The cut nearest to the middle.
+        let at = find_cut(&raw).expect("a cut");
+        let mid = raw.len() / 2;
+        assert!(
+            cuts.iter().all(|c| c.abs_diff(mid) >= at.abs_diff(mid)),
+            "{rel}: {at} in {cuts:?}"
+        );
+    }
+}
+
+#[test]
+fn damage_after_the_cut_is_reported_at_its_file_offset() {
+    let mut raw = common::read("rotation/trace.1.bin");
+    let cut = find_cut(&raw).expect("several streams");
+    let at = cut + 5;
+    raw.insert(at, 0x7f);
+    let whole = parse_trace(&raw);
+    assert_eq!(whole.1.as_ref().map(|f| f.offset), Some(at as u64));
+    assert_eq!(fingerprint(split_parse(&raw, cut), &[]), fingerprint(whole, &[]));
+    // Damage before the cut: the join is refused, the parser reports it.
+    let mut raw = common::read("rotation/trace.1.bin");
+    raw.insert(100, 0x7f);
+    let cut = find_cut(&raw).unwrap();
+    assert_eq!(
+        fingerprint(split_parse(&raw, cut), &[]),
+        fingerprint(parse_trace(&raw), &[])
+    );
 }

@@ -148,14 +148,25 @@ impl Partial {
                 },
             )
         };
-        drop(std::mem::take(&mut trace.workers));
-        drop(std::mem::take(&mut trace.span_events));
-        let busy_polls = busy_polls(&spans, &tl);
-        let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
-        // Stacks are symbolized only for the polls that survive the cut.
-        symbolize_long_polls(&mut polls.long_polls, &tl, &trace, &mut symbolizer);
-        let off_cpu = OffCpuStats::new(&trace, &tl, &loc, &mut symbolizer);
-        drop(symbolizer);
+        let decoded = (
+            std::mem::take(&mut trace.workers),
+            std::mem::take(&mut trace.span_events),
+        );
+        // Spans per poll ‖ the stacks of the long polls and off-CPU samples.
+        let (busy_polls, off_cpu) = {
+            let trace = &trace;
+            let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
+            let long_polls = &mut polls.long_polls;
+            join(
+                || busy_polls(&spans, &tl),
+                || {
+                    drop(decoded);
+                    // Stacks are symbolized only for the polls that survive the cut.
+                    symbolize_long_polls(long_polls, &tl, trace, &mut symbolizer);
+                    OffCpuStats::new(trace, &tl, &loc, &mut symbolizer)
+                },
+            )
+        };
         let mut p = Partial {
             file: file.to_string(),
             runtime_bounds: trace.runtime_bounds,
@@ -425,51 +436,61 @@ fn setup(trace: &ParsedTrace) -> SetupPartial {
     s
 }
 
+/// The index of the last poll starting at or before `ts` (polls by start),
+/// looked for near `hint` first.
+fn last_starting_by(polls: &TaskPolls, hint: usize, ts: u64) -> Option<usize> {
+    if polls.get(hint).is_none_or(|p| p.0 > ts) {
+        return polls.partition_point(|p| p.0 <= ts).checked_sub(1);
+    }
+    let ahead = &polls[hint + 1..];
+    let near = ahead.len().min(8);
+    let n = match ahead[..near].iter().position(|p| p.0 > ts) {
+        Some(n) => n,
+        None => near + ahead[near..].partition_point(|p| p.0 <= ts),
+    };
+    Some(hint + n)
+}
+
 /// Polls that ran more than `MANY_SPANS` spans of their own task.
-/// One task's polls (start, end, index in the worker's polls) on each worker
-/// it ran on (by position in the timelines), each list in order.
-type TaskPolls = Vec<(usize, Vec<(u64, u64, u32)>)>;
+/// One task's polls on all workers, by start: (start, end, worker position
+/// in the timelines, index in that worker's polls).
+type TaskPolls = Vec<(u64, u64, u32, u32)>;
 
 fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines) -> Vec<BusyPoll> {
     let workers: Vec<(&u64, &workers::WorkerTimeline)> = tl.workers.iter().collect();
     let mut polls_by_task: FastMap<u64, TaskPolls> = FastMap::default();
     for (w, (_, wt)) in workers.iter().enumerate() {
         for (i, poll) in wt.polls.iter().enumerate().filter(|(_, p)| p.task_id != 0) {
-            let lists = polls_by_task.entry(poll.task_id).or_default();
-            if lists.last().is_none_or(|l| l.0 != w) {
-                lists.push((w, Vec::new()));
-            }
-            lists
-                .last_mut()
-                .expect("just pushed")
-                .1
-                .push((poll.start, poll.end, i as u32));
+            let polls = polls_by_task.entry(poll.task_id).or_default();
+            polls.push((poll.start, poll.end, w as u32, i as u32));
         }
     }
-    // The task's last poll starting at or before `ts`, over all workers.
-    let poll_at = |lists: &TaskPolls, ts: u64| {
-        lists
-            .iter()
-            .filter_map(|(w, polls)| {
-                let i = polls.partition_point(|p| p.0 <= ts).checked_sub(1)?;
-                Some((polls[i], *w))
-            })
-            .max_by_key(|p| p.0.0)
-    };
+    // Stable, over one ordered run per worker: of the polls starting at the
+    // same time, the later worker's comes last. Each task also keeps where
+    // its last lookup landed: spans come by start, so the next is mostly near.
+    let mut polls_by_task: FastMap<u64, (TaskPolls, usize)> = polls_by_task
+        .into_iter()
+        .map(|(task, mut polls)| {
+            polls.sort_by_key(|p| p.0);
+            (task, (polls, 0))
+        })
+        .collect();
     // Spans counted per poll, by worker position and poll index.
     let mut counts: Vec<Vec<u32>> = workers.iter().map(|(_, wt)| vec![0; wt.polls.len()]).collect();
     for span in &spans.spans {
-        let Some(lists) = span.task_id.and_then(|t| polls_by_task.get(&t.get())) else {
+        let Some((polls, cursor)) = span.task_id.and_then(|t| polls_by_task.get_mut(&t.get())) else {
             continue;
         };
         let mut seen = None;
         for seg in spans.segments(span) {
-            let Some(((start, end, i), w)) = poll_at(lists, seg.0) else {
+            let Some(i) = last_starting_by(polls, *cursor, seg.0) else {
                 continue;
             };
+            *cursor = i;
+            let (start, end, w, i) = polls[i];
             if seg.1 <= end && seen != Some(start) {
                 seen = Some(start);
-                counts[w][i as usize] += 1;
+                counts[w as usize][i as usize] += 1;
             }
         }
     }
@@ -489,4 +510,25 @@ fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines) -> Vec<BusyPoll> {
     // Most spans first; ties in a fixed order.
     out.sort_by(|a, b| (b.spans, a.task_id, a.worker, b.dur).cmp(&(a.spans, b.task_id, b.worker, a.dur)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_starting_by;
+
+    #[test]
+    fn the_lookup_from_a_hint_equals_a_binary_search() {
+        // Starts with repeats and gaps, longer than the near window.
+        let polls: Vec<(u64, u64, u32, u32)> = [1, 3, 3, 3, 5, 8, 8, 9, 12, 12, 12, 12, 12, 12, 12, 12, 12, 20, 21, 22]
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, s + 1, 0, i as u32))
+            .collect();
+        for ts in 0..25 {
+            let expected = polls.partition_point(|p| p.0 <= ts).checked_sub(1);
+            for hint in 0..polls.len() + 2 {
+                assert_eq!(last_starting_by(&polls, hint, ts), expected, "ts {ts}, hint {hint}");
+            }
+        }
+    }
 }

@@ -36,8 +36,8 @@ pub struct TraceParser {
     raw: Vec<u8>,
     /// Bytes received in all.
     received: usize,
-    builder: Builder,
-    walk: Walk,
+    pub(super) builder: Builder,
+    pub(super) walk: Walk,
 }
 
 /// The buffer needs about one sub-stream (the recorder's are under 1 MB).
@@ -91,7 +91,7 @@ impl TraceParser {
 }
 
 /// Length of a stream header: the magic and a version byte.
-const HEADER: usize = 5;
+pub(super) const HEADER: usize = 5;
 
 /// The walk over a trace's sub-streams. A file is many streams back to back,
 /// each starting with `TRC\0` + version (a reset of schemas, pools and the
@@ -103,22 +103,30 @@ const HEADER: usize = 5;
 /// already handed on are skipped), and at the end of the input whatever error
 /// remains is the file's.
 #[derive(Default)]
-struct Walk {
+pub(super) struct Walk {
     /// File offset of `raw[0]`: the bytes before it were decoded and dropped.
-    base: usize,
-    start: usize,
+    pub(super) base: usize,
+    pub(super) start: usize,
     /// Events of the current sub-stream already given to the builder.
     emitted: u64,
     /// The next cut must lie at least this far from `start`.
     min_len: usize,
     /// No header candidate before this offset (past `start`).
     searched: usize,
-    done: bool,
-    failure: Option<DecodeFailure>,
+    pub(super) done: bool,
+    pub(super) failure: Option<DecodeFailure>,
 }
 
 impl Walk {
-    fn advance(&mut self, raw: &[u8], complete: bool, builder: &mut Builder) {
+    /// A walk of the bytes from file offset `base` on.
+    pub(super) fn at(base: usize) -> Self {
+        Walk {
+            base,
+            ..Walk::default()
+        }
+    }
+
+    pub(super) fn advance(&mut self, raw: &[u8], complete: bool, builder: &mut Builder) {
         let at_file_start = self.base == 0 && self.start == 0;
         if at_file_start && !self.done && (raw.len() >= HEADER || complete) && Decoder::new(raw).is_none() {
             self.finish(0, "not a dial9 trace (missing TRC\\0 magic)".into());
@@ -308,14 +316,18 @@ impl Plans {
 }
 
 #[derive(Default)]
-struct Builder {
-    trace: ParsedTrace,
+pub(super) struct Builder {
+    pub(super) trace: ParsedTrace,
     /// Each worker's timeline while decoding (a few workers: a short list
     /// beats a map per event); `last` is the one of the previous event.
-    workers: Vec<(u64, Vec<WorkerEvent>)>,
+    pub(super) workers: Vec<(u64, Vec<WorkerEvent>)>,
     last: usize,
     /// Every event seen, of any kind.
-    events: u64,
+    pub(super) events: u64,
+    /// Symbol entries in file order, applied at the end: an entry can
+    /// update an earlier one, so a part decoded apart must replay its own
+    /// after those before it.
+    pub(super) symbols: Vec<(u64, usize, Frame)>,
     plans: Plans,
     unknown_name: Option<StrId>,
 }
@@ -337,15 +349,20 @@ impl Builder {
 
     fn worker_event(&mut self, worker: u64, ts: u64, kind: WorkerEventKind) {
         if self.workers.get(self.last).is_none_or(|w| w.0 != worker) {
-            self.last = match self.workers.iter().position(|w| w.0 == worker) {
-                Some(i) => i,
-                None => {
-                    self.workers.push((worker, Vec::new()));
-                    self.workers.len() - 1
-                }
-            };
+            self.last = self.worker_index(worker);
         }
         self.workers[self.last].1.push(WorkerEvent { ts, kind });
+    }
+
+    /// Where `worker`'s timeline is in `workers` (added if new).
+    pub(super) fn worker_index(&mut self, worker: u64) -> usize {
+        match self.workers.iter().position(|w| w.0 == worker) {
+            Some(i) => i,
+            None => {
+                self.workers.push((worker, Vec::new()));
+                self.workers.len() - 1
+            }
+        }
     }
 
     fn event(&mut self, ev: &RawEvent<'_, '_>) {
@@ -437,7 +454,7 @@ impl Builder {
                 let depth = f.u64_or0(Field::InlineDepth) as usize;
                 // Depths beyond any real inlining are corrupt data; don't let them allocate.
                 if depth < 1024 {
-                    t.symbols.insert(addr, depth, Frame { symbol, location });
+                    self.symbols.push((addr, depth, Frame { symbol, location }));
                 }
             }
             Kind::SegmentMetadata => {
@@ -522,8 +539,11 @@ impl Builder {
         self.trace.span_events.push(TimedSpanEvent { ts, event });
     }
 
-    fn finish(mut self) -> ParsedTrace {
+    pub(super) fn finish(mut self) -> ParsedTrace {
         let t = &mut self.trace;
+        for (addr, depth, frame) in self.symbols {
+            t.symbols.insert(addr, depth, frame);
+        }
         t.workers = self.workers.into_iter().collect();
         t.clock_anchors.sort_by_key(|a| a.0);
         let single = t.span_events.iter().filter_map(|e| match e.event {
@@ -538,7 +558,7 @@ impl Builder {
     }
 }
 
-fn bounds(it: impl Iterator<Item = u64>) -> Option<(u64, u64)> {
+pub(super) fn bounds(it: impl Iterator<Item = u64>) -> Option<(u64, u64)> {
     it.fold(None, |acc, ts| match acc {
         None => Some((ts, ts)),
         Some((lo, hi)) => Some((lo.min(ts), hi.max(ts))),

@@ -6,10 +6,12 @@ mod decode;
 mod fields;
 mod model;
 mod spans;
+mod split;
 mod symbols;
 mod time_order;
 
 pub use decode::{DecodeFailure, TraceParser, parse_trace};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
+pub use split::{TracePart, find_cut};
 pub use symbols::{SymbolEntry, SymbolTable};

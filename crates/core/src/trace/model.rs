@@ -48,6 +48,21 @@ impl Strings {
     fn index(id: StrId) -> usize {
         id.0.get() as usize - 1
     }
+
+    /// Interns every string of `later` (in its order, so ids come out as if
+    /// one table had seen both) and says what each of its ids became.
+    pub(super) fn absorb(&mut self, later: &Strings) -> StrRemap {
+        StrRemap(later.list.iter().map(|s| self.intern(s)).collect())
+    }
+}
+
+/// Ids of one string table → ids of the table that absorbed it.
+pub(super) struct StrRemap(Vec<StrId>);
+
+impl StrRemap {
+    pub(super) fn get(&self, id: StrId) -> StrId {
+        self.0[Strings::index(id)]
+    }
 }
 
 /// One event of a worker's own timeline (the other runtime events, wakes and

@@ -3,8 +3,9 @@
 
 use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
 use super::time_order::sort_by_time;
-use crate::hashing::{FastIndexMap, FastMap};
+use crate::hashing::FastIndexMap;
 use indexmap::IndexMap;
+use indexmap::map::Entry;
 use std::num::NonZeroU64;
 use std::ops::Range;
 
@@ -60,6 +61,8 @@ impl Spans {
 struct Record {
     name: StrId,
     task_id: Option<NonZeroU64>,
+    /// The time of an enter not exited yet.
+    entered: Option<u64>,
     /// Most spans have one enter → exit: it needs no list of its own.
     first: Option<(u64, u64)>,
     more: Vec<(u64, u64)>,
@@ -78,8 +81,6 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
     // Stable by time, leaving the events in place.
     let mut order: Vec<(u64, u32)> = events.iter().enumerate().map(|(i, e)| (e.ts, i as u32)).collect();
     sort_by_time(&mut order);
-    // An open enter always has its record: only an enter opens, only a close drops both.
-    let mut open: FastMap<u64, u64> = FastMap::default();
     let mut records: FastIndexMap<u64, Record> = FastIndexMap::default();
     let mut out = Spans::default();
     for e in order.into_iter().map(|(_, i)| &events[i as usize]) {
@@ -91,36 +92,36 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
                 task_id: None,
                 segments: 0..0,
             }),
-            SpanEvent::Enter { span_id, name, task_id } => {
-                if open.contains_key(&span_id) {
-                    continue;
+            SpanEvent::Enter { span_id, name, task_id } => match records.entry(span_id) {
+                Entry::Occupied(mut o) => {
+                    o.get_mut().entered.get_or_insert(e.ts);
                 }
-                open.insert(span_id, e.ts);
-                records.entry(span_id).or_insert_with(|| Record {
-                    name,
-                    task_id,
-                    first: None,
-                    more: Vec::new(),
-                });
-            }
+                Entry::Vacant(v) => {
+                    v.insert(Record {
+                        name,
+                        task_id,
+                        entered: Some(e.ts),
+                        first: None,
+                        more: Vec::new(),
+                    });
+                }
+            },
             SpanEvent::Exit { span_id } => {
-                if let Some(enter) = open.remove(&span_id)
-                    && let Some(rec) = records.get_mut(&span_id)
+                if let Some(rec) = records.get_mut(&span_id)
+                    && let Some(enter) = rec.entered.take()
                 {
                     rec.push((enter, e.ts));
                 }
             }
             SpanEvent::Close { span_id } => {
-                open.remove(&span_id);
                 if let Some(rec) = records.shift_remove(&span_id) {
                     out.finalize(rec);
                 }
             }
         }
     }
-    for id in open.keys() {
-        let name = records.get(id).map_or("unknown", |r| strings.get(r.name));
-        *out.unmatched.entry(name.to_string()).or_default() += 1;
+    for rec in records.values().filter(|r| r.entered.is_some()) {
+        *out.unmatched.entry(strings.get(rec.name).to_string()).or_default() += 1;
     }
     out.unmatched.sort_keys();
     for (_, rec) in records {

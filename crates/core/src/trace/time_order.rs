@@ -1,10 +1,22 @@
-//! A stable sort of (timestamp, position) pairs by timestamp: LSD radix over
-//! the span of the timestamps (11 bits a pass, usually three passes), cheaper
-//! than a comparison sort on the interleaved runs of a trace file.
+//! A stable sort of (timestamp, position) pairs by timestamp. A trace file's
+//! events come in a few long runs already in order (one per recorder flush):
+//! the standard stable sort merges those faster than any radix pass. Many
+//! short runs (spans by start) go through an LSD radix over the span of the
+//! timestamps (11 bits a pass, usually three passes).
 
 const BITS: u32 = 11;
 
+/// Up to this many ascending runs, merging them wins (measured on the demo
+/// trace: 15 runs of 214k span events, 2.7 ms merged vs 6–8 ms by radix;
+/// 28,695 runs of 52k spans, 0.8 ms by radix vs 1.5 ms merged).
+const MERGE_RUNS: usize = 256;
+
 pub fn sort_by_time(pairs: &mut Vec<(u64, u32)>) {
+    let runs = 1 + pairs.windows(2).filter(|w| w[1].0 < w[0].0).count();
+    if runs <= MERGE_RUNS {
+        pairs.sort_by_key(|p| p.0);
+        return;
+    }
     let (Some(min), Some(max)) = (pairs.iter().map(|p| p.0).min(), pairs.iter().map(|p| p.0).max()) else {
         return;
     };
@@ -60,6 +72,12 @@ mod tests {
         expected.sort_by_key(|p| p.0);
         sort_by_time(&mut pairs);
         assert_eq!(pairs, expected);
+        // A few long runs, as the events of a file come.
+        let mut runs: Vec<(u64, u32)> = (0..30_000u32).map(|i| (u64::from(i % 10_000) * 3, i)).collect();
+        let mut expected = runs.clone();
+        expected.sort_by_key(|p| p.0);
+        sort_by_time(&mut runs);
+        assert_eq!(runs, expected);
         let mut empty = Vec::new();
         sort_by_time(&mut empty);
         assert!(empty.is_empty());

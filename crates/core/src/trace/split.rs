@@ -1,0 +1,162 @@
+//! One trace decoded in two parts at once (the CLI, on two cores): the
+//! bytes before a sub-stream header by a `TraceParser`, the bytes from it on
+//! by a `TracePart`, joined into exactly what one walk over all gives.
+//!
+//! A header candidate can lie inside a frame, so the cut is only believed
+//! when the parser's own walk stops exactly on it; otherwise the parser
+//! decodes the rest itself and the part is dropped.
+
+use super::decode::{Builder, DecodeFailure, HEADER, TraceParser, Walk, bounds};
+use super::model::{ParsedTrace, SpanEvent, WorkerEventKind};
+use crate::container::TRACE_MAGIC;
+
+/// The end of a trace, decoded apart from the bytes before it.
+pub struct TracePart {
+    /// File offset of its first byte.
+    at: usize,
+    builder: Builder,
+    walk: Walk,
+}
+
+/// Where to cut `raw`, bytes not decoded yet, in two parts of about equal
+/// work: the header candidate nearest to the middle.
+pub fn find_cut(raw: &[u8]) -> Option<usize> {
+    let target = raw.len() / 2;
+    let mut best: Option<usize> = None;
+    for c in memchr::memmem::find_iter(raw, &TRACE_MAGIC).filter(|&c| c > 0 && c + HEADER <= raw.len()) {
+        if best.is_none_or(|b| c.abs_diff(target) < b.abs_diff(target)) {
+            best = Some(c);
+        }
+        if c >= target {
+            break;
+        }
+    }
+    best
+}
+
+impl TracePart {
+    /// Decodes `raw`, the whole end of a trace from file offset `at` on (a
+    /// cut from `find_cut`).
+    pub fn decode(at: usize, raw: &[u8]) -> Self {
+        let mut builder = Builder::default();
+        let mut walk = Walk::at(at);
+        walk.advance(raw, true, &mut builder);
+        TracePart { at, builder, walk }
+    }
+}
+
+impl TraceParser {
+    /// Finishes a parse that was fed every byte before `part`'s offset;
+    /// `rest` holds the bytes from there on (those `part` decoded).
+    pub fn finish_with(mut self, part: TracePart, rest: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
+        let fed_up_to_cut = self.len() == part.at;
+        // The header at the cut tells the walk that the sub-stream before it is complete.
+        let (header, left) = rest.split_at(HEADER.min(rest.len()));
+        self.push(header);
+        let stands_on_cut = fed_up_to_cut && !self.walk.done && self.walk.base + self.walk.start == part.at;
+        if !stands_on_cut {
+            self.push(left);
+            return self.finish();
+        }
+        self.builder.append(part.builder);
+        (self.builder.finish(), part.walk.failure)
+    }
+}
+
+impl Builder {
+    /// Takes in the builder of the bytes that follow (decoded from a
+    /// sub-stream start on): the result is the one builder that saw both.
+    fn append(&mut self, later: Builder) {
+        let Builder {
+            trace: l,
+            workers,
+            events,
+            symbols,
+            ..
+        } = later;
+        let strings = self.trace.strings.absorb(&l.strings);
+        for (worker, list) in workers {
+            let i = self.worker_index(worker);
+            self.workers[i].1.extend(list.into_iter().map(|mut e| {
+                if let WorkerEventKind::PollStart {
+                    spawn_loc: Some(loc), ..
+                } = &mut e.kind
+                {
+                    *loc = strings.get(*loc);
+                }
+                e
+            }));
+        }
+        self.events += events;
+        self.symbols.extend(symbols);
+        // Every field, so that a new one cannot be forgotten here.
+        let ParsedTrace {
+            workers: _,
+            mut wakes,
+            mut queue_samples,
+            runtime_events,
+            max_local_queue,
+            strings: _,
+            mut samples,
+            symbols: _,
+            task_spawn_locs,
+            task_spawn_times,
+            task_terminate_times,
+            tid_to_worker,
+            gaps: _,
+            metadata,
+            sealed,
+            incomplete,
+            mut clock_anchors,
+            mut runtime_metrics,
+            mut legacy_active_tasks,
+            mut allocs,
+            mut frees,
+            dropped_allocs,
+            dropped_frees,
+            span_events,
+            runtime_bounds,
+            bounds: _,
+        } = l;
+        let t = &mut self.trace;
+        t.wakes.append(&mut wakes);
+        t.queue_samples.append(&mut queue_samples);
+        t.runtime_events += runtime_events;
+        t.max_local_queue = t.max_local_queue.max(max_local_queue);
+        t.samples.append(&mut samples);
+        // A spawn sets the location; a poll sets it only for a task not seen
+        // before. A later spawn also leaves a spawn time behind.
+        for (task, loc) in task_spawn_locs {
+            let loc = loc.map(|l| strings.get(l));
+            match t.task_spawn_locs.get_mut(&task) {
+                Some(known) if task_spawn_times.contains_key(&task) => *known = loc,
+                Some(_) => {}
+                None => {
+                    t.task_spawn_locs.insert(task, loc);
+                }
+            }
+        }
+        t.task_spawn_times.extend(task_spawn_times);
+        t.task_terminate_times.extend(task_terminate_times);
+        t.tid_to_worker.extend(tid_to_worker);
+        t.metadata.extend(metadata);
+        t.sealed |= sealed;
+        t.incomplete |= incomplete;
+        t.clock_anchors.append(&mut clock_anchors);
+        t.runtime_metrics.append(&mut runtime_metrics);
+        t.legacy_active_tasks.append(&mut legacy_active_tasks);
+        t.allocs.append(&mut allocs);
+        t.frees.append(&mut frees);
+        t.dropped_allocs += dropped_allocs;
+        t.dropped_frees += dropped_frees;
+        t.span_events.extend(span_events.into_iter().map(|mut e| {
+            match &mut e.event {
+                SpanEvent::Enter { name, .. } | SpanEvent::Single { name, .. } => *name = strings.get(*name),
+                SpanEvent::Exit { .. } | SpanEvent::Close { .. } => {}
+            }
+            e
+        }));
+        let both = [t.runtime_bounds, runtime_bounds].into_iter().flatten();
+        t.runtime_bounds = bounds(both.flat_map(|(lo, hi)| [lo, hi]));
+    }
+}
