@@ -5,8 +5,17 @@ use wasm_bindgen::{JsCast, JsValue};
 
 /// Milliseconds since the page (or worker) started.
 pub fn now_ms() -> f64 {
+    performance().map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// Milliseconds since the Unix epoch, precise like `now_ms` and comparable
+/// between the page and its workers (each has its own `now_ms` origin).
+pub fn epoch_ms() -> f64 {
+    performance().map_or_else(js_sys::Date::now, |p| p.time_origin() + p.now())
+}
+
+fn performance() -> Option<web_sys::Performance> {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
         .ok()
-        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
-        .map_or_else(js_sys::Date::now, |p| p.now())
+        .and_then(|p| p.dyn_into().ok())
 }

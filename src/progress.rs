@@ -75,11 +75,13 @@ fn row_view(row: FileRow) -> impl IntoView {
         String::new()
     };
     let title = row.error.clone().unwrap_or_default();
-    let worker = row
-        .worker
-        .filter(|_| !status.finished())
-        .map(|w| format!(" (worker {w})"))
-        .unwrap_or_default();
+    let worker = match row.workers.as_slice() {
+        _ if status.finished() => String::new(),
+        [] => String::new(),
+        [w] => format!(" (worker {w})"),
+        [first, rest @ ..] => format!(" (workers {first} + {})", join(rest, " + ")),
+    };
+    let workers = join(&row.workers, " ");
     let file = row.name.clone();
     // The worker's own time: what the analysis cost, apart from reading and downloading.
     let took = row
@@ -89,7 +91,7 @@ fn row_view(row: FileRow) -> impl IntoView {
         .unwrap_or_default();
     let analysis_ms = row.analysis_ms.map(|ms| format!("{ms:.1}"));
     view! {
-        <tr data-testid="progress-row" data-status=status.key() data-file=file data-analysis-ms=analysis_ms>
+        <tr data-testid="progress-row" data-status=status.key() data-file=file data-analysis-ms=analysis_ms data-workers=workers>
             <td class="file">{row.name}</td>
             <td class="num">{size}</td>
             <td class="num">{decoded}</td>
@@ -106,4 +108,9 @@ fn row_view(row: FileRow) -> impl IntoView {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+fn join(workers: &[usize], separator: &str) -> String {
+    let names: Vec<String> = workers.iter().map(usize::to_string).collect();
+    names.join(separator)
 }

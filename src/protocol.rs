@@ -5,11 +5,17 @@
 //! (`header`); bytes (a trace, a listing page) travel beside it as an
 //! `ArrayBuffer` that the page *transfers* (no copy, the page loses access to it).
 //!
+//! One file on two workers: the page gives both ends of a `MessageChannel`,
+//! one in an `Analyze`/`AnalyzeUrl` (its `relay`: that worker only unpacks the
+//! file) and one in a `Decode`; the raw trace flows between them as
+//! [`Relay`] messages, without the page.
+//!
 //! Worker → main: [`FromWorker`], one JSON string per message. A worker posts
 //! `Ready` first: anything the page posts before the worker's wasm has loaded
 //! would be lost, so the pool only hands work to workers that said `Ready`.
 
 use d9lens_core::analysis::{FileOutcome, Options};
+use d9lens_core::container::ContainerError;
 use d9lens_core::s3::catalog::{CatalogSummary, Selection};
 use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingProgress};
 use d9lens_core::s3::spec::SelectionSpec;
@@ -33,6 +39,10 @@ pub enum ToWorker {
         /// Not part of the JSON header: carried as a transferred `ArrayBuffer`.
         #[serde(skip)]
         bytes: Vec<u8>,
+        /// When set, this worker only unpacks the file and streams its raw
+        /// trace here, to the worker that decodes it. Transferred beside the header.
+        #[serde(skip)]
+        relay: Option<web_sys::MessagePort>,
     },
     /// Download one S3 object (a presigned GET URL made on the page: the
     /// worker never sees credentials), or read it from the segment cache by
@@ -44,6 +54,19 @@ pub enum ToWorker {
         url: String,
         etag: Option<String>,
         options: Options,
+        /// As in `Analyze`.
+        #[serde(skip)]
+        relay: Option<web_sys::MessagePort>,
+    },
+    /// Decode and analyze the raw trace of file `id` that another worker
+    /// unpacks and streams into `from` (the other end of its `relay`).
+    #[serde(rename_all = "camelCase")]
+    Decode {
+        id: u32,
+        name: String,
+        /// Transferred beside the header.
+        #[serde(skip)]
+        from: Option<web_sys::MessagePort>,
     },
     /// A request to the catalog worker, answered by [`FromWorker::Catalog`] with the same `id`.
     #[serde(rename_all = "camelCase")]
@@ -62,6 +85,78 @@ impl ToWorker {
             _ => None,
         }
     }
+}
+
+impl ToWorker {
+    /// Makes a file request one for the unpacking half of a file on two
+    /// workers: the raw trace goes to `port` (no-op for other requests).
+    pub fn set_relay(&mut self, port: web_sys::MessagePort) {
+        if let ToWorker::Analyze { relay, .. } | ToWorker::AnalyzeUrl { relay, .. } = self {
+            *relay = Some(port);
+        }
+    }
+
+    /// The channel end that travels beside the JSON header, if this request has one.
+    fn port_mut(&mut self) -> Option<&mut Option<web_sys::MessagePort>> {
+        match self {
+            ToWorker::Analyze { relay, .. } | ToWorker::AnalyzeUrl { relay, .. } => Some(relay),
+            ToWorker::Decode { from, .. } => Some(from),
+            ToWorker::Catalog { .. } => None,
+        }
+    }
+}
+
+/// What the unpacking worker sends the decoding one, in order: the raw trace
+/// in blocks, then how unpacking ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Relay {
+    /// Raw trace bytes (a transferred `ArrayBuffer`).
+    Raw(Vec<u8>),
+    End(RelayEnd),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelayEnd {
+    pub unpacked: Result<(), ContainerError>,
+    /// When the unpacking worker took the file, on the clock shared by the
+    /// workers ([`crate::clock::epoch_ms`]): the file's time is measured whole.
+    pub started: f64,
+    /// The file's size as stored.
+    pub file_bytes: u64,
+}
+
+const BLOCK: &str = "block";
+const END: &str = "end";
+
+/// A relay message and its transfer list (a block's buffer moves).
+pub fn encode_relay(msg: &Relay) -> (JsValue, js_sys::Array) {
+    let obj = js_sys::Object::new();
+    match msg {
+        Relay::Raw(bytes) => {
+            let buffer = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
+            set(&obj, BLOCK, &buffer);
+            (obj.into(), js_sys::Array::of1(&buffer))
+        }
+        Relay::End(end) => {
+            let json = serde_json::to_string(end).expect("relay end serializes");
+            set(&obj, END, &JsValue::from_str(&json));
+            (obj.into(), js_sys::Array::new())
+        }
+    }
+}
+
+pub fn decode_relay(data: &JsValue) -> Result<Relay, ProtocolError> {
+    let get = |key: &str| js_sys::Reflect::get(data, &JsValue::from_str(key)).ok();
+    if let Some(buffer) = get(BLOCK).and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok()) {
+        return Ok(Relay::Raw(js_sys::Uint8Array::new(&buffer).to_vec()));
+    }
+    let json = get(END)
+        .and_then(|e| e.as_string())
+        .ok_or_else(|| ProtocolError("relay message is neither a block nor the end".into()))?;
+    serde_json::from_str(&json)
+        .map(Relay::End)
+        .map_err(|e| ProtocolError(format!("bad relay end: {e}")))
 }
 
 /// What the catalog worker is asked: it keeps one bucket catalog and the walk
@@ -171,6 +266,10 @@ pub enum FromWorker {
         outcome: FileOutcome,
         analysis_ms: f64,
     },
+    /// The worker unpacked file `id` and streamed it all to the decoding
+    /// worker (which answers `Done`): this one is free.
+    #[serde(rename_all = "camelCase")]
+    Relayed { id: u32 },
     /// The request itself could not be read (never a trace error: those are in `Done`).
     #[serde(rename_all = "camelCase")]
     Failed { id: u32, message: String },
@@ -190,44 +289,34 @@ impl std::fmt::Display for ProtocolError {
 
 const HEADER: &str = "header";
 const BYTES: &str = "bytes";
+const PORT: &str = "port";
 
-/// Builds the message for an `Analyze` request around an `ArrayBuffer` the page
-/// already holds, and the transfer list to post it with. The buffer is moved,
-/// not copied, into the worker.
-pub fn encode_analyze(id: u32, name: &str, options: &Options, bytes: js_sys::ArrayBuffer) -> (JsValue, js_sys::Array) {
-    let header = ToWorker::Analyze {
-        id,
-        name: name.to_string(),
-        options: options.clone(),
-        bytes: Vec::new(),
-    };
-    encode_with_bytes(&header, bytes)
-}
-
-/// `header` (whose own bytes field stays empty) with `bytes` beside it, and
-/// the transfer list that moves them.
-pub fn encode_with_bytes(header: &ToWorker, bytes: js_sys::ArrayBuffer) -> (JsValue, js_sys::Array) {
-    let msg = encode_header(header);
-    set(msg.unchecked_ref(), BYTES, &bytes);
-    let transfer = js_sys::Array::of1(&bytes);
-    (msg, transfer)
-}
-
-/// Encodes any request: its bytes (if it has any) move into a new `ArrayBuffer`
-/// that the transfer list hands to the worker.
-pub fn encode_to_worker(mut msg: ToWorker) -> (JsValue, js_sys::Array) {
-    match msg.bytes_mut().map(std::mem::take) {
-        Some(bytes) => encode_with_bytes(&msg, js_sys::Uint8Array::from(bytes.as_slice()).buffer()),
-        None => (encode_header(&msg), js_sys::Array::new()),
-    }
-}
-
-/// A request without bytes: only the JSON header.
-pub fn encode_header(msg: &ToWorker) -> JsValue {
+/// Encodes a request: its JSON header, with `bytes` (an `ArrayBuffer` the
+/// page holds) and its channel end, if any, beside it, and the transfer list
+/// that moves them (no copy: the page loses access to them).
+pub fn encode(mut msg: ToWorker, bytes: Option<js_sys::ArrayBuffer>) -> (JsValue, js_sys::Array) {
+    let port = msg.port_mut().and_then(Option::take);
     let obj = js_sys::Object::new();
-    let json = serde_json::to_string(msg).expect("request header serializes");
+    let json = serde_json::to_string(&msg).expect("request header serializes");
     set(&obj, HEADER, &JsValue::from_str(&json));
-    obj.into()
+    let transfer = js_sys::Array::new();
+    if let Some(bytes) = bytes {
+        set(&obj, BYTES, &bytes);
+        transfer.push(&bytes);
+    }
+    if let Some(port) = port {
+        set(&obj, PORT, &port);
+        transfer.push(&port);
+    }
+    (obj.into(), transfer)
+}
+
+/// Encodes any request, its bytes (if it has any) moved into a new `ArrayBuffer`.
+pub fn encode_to_worker(mut msg: ToWorker) -> (JsValue, js_sys::Array) {
+    let bytes = msg
+        .bytes_mut()
+        .map(|bytes| js_sys::Uint8Array::from(std::mem::take(bytes).as_slice()).buffer());
+    encode(msg, bytes)
 }
 
 /// Decodes a request on the worker side (copies the bytes into wasm memory).
@@ -238,6 +327,11 @@ pub fn decode_to_worker(data: &JsValue) -> Result<ToWorker, ProtocolError> {
         .ok_or_else(|| ProtocolError("request has no header".into()))?;
     let mut msg: ToWorker =
         serde_json::from_str(&header).map_err(|e| ProtocolError(format!("bad request header: {e}")))?;
+    if let Some(port) = msg.port_mut() {
+        *port = js_sys::Reflect::get(data, &JsValue::from_str(PORT))
+            .ok()
+            .and_then(|p| p.dyn_into().ok());
+    }
     let Some(bytes) = msg.bytes_mut() else {
         return Ok(msg);
     };

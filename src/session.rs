@@ -65,7 +65,9 @@ pub struct FileRow {
     /// Bytes decoded (inflated size for gzip), once known.
     pub bytes: u64,
     pub events: u64,
-    pub worker: Option<usize>,
+    /// The workers that took the file: the first reads and unpacks it; a
+    /// second, when there is one, decodes and analyzes what it unpacks.
+    pub workers: Vec<usize>,
     /// Set when the file had an error (the row may still have contributed events).
     pub error: Option<String>,
     /// An S3 object that came from the segment cache (not downloaded).
@@ -340,9 +342,9 @@ impl AppState {
             return; // from a run that was replaced
         }
         match event {
-            PoolEvent::Started { worker, .. } => self.update_row(id, |row| {
+            PoolEvent::Started { worker, partner, .. } => self.update_row(id, |row| {
                 row.status = Status::Reading;
-                row.worker = Some(worker);
+                row.workers = std::iter::once(worker).chain(partner).collect();
             }),
             PoolEvent::Fetched { bytes, cached, .. } => self.update_row(id, |row| {
                 row.size = Some(bytes);
@@ -452,7 +454,7 @@ impl FileRow {
             status,
             bytes: 0,
             events: 0,
-            worker: None,
+            workers: Vec::new(),
             error: None,
             cached: false,
             analysis_ms: None,

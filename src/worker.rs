@@ -2,9 +2,10 @@
 //! parsing, the walk of listings and the bucket catalog) runs here, never on
 //! the page's thread.
 
-use crate::clock::now_ms;
-use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, ToWorker};
-use d9lens_core::analysis::{Options, analyze_file};
+use crate::clock::{epoch_ms, now_ms};
+use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker};
+use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file};
+use d9lens_core::container::Unpack;
 use d9lens_core::s3::catalog::Catalog;
 use d9lens_core::s3::listing_plan::ListingPlan;
 use d9lens_core::s3::{ListPage, parse_list_page};
@@ -14,7 +15,12 @@ use wasm_bindgen::prelude::*;
 thread_local! {
     /// The catalog worker's bucket (unused in analysis workers).
     static CATALOG: RefCell<CatalogState> = RefCell::new(CatalogState::default());
+    /// The handler of the channel a file's raw trace comes in by, when this
+    /// worker decodes what another unpacks (one file at a time).
+    static RELAY: RefCell<Option<OnMessage>> = const { RefCell::new(None) };
 }
+
+type OnMessage = Closure<dyn FnMut(web_sys::MessageEvent)>;
 
 /// Handles one request, posting progress and the outcome through `post`.
 /// `AnalyzeUrl` downloads first, so it finishes later (on the worker's event loop).
@@ -26,13 +32,15 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
             name,
             options,
             bytes,
-        } => analyze(id, &name, &options, bytes, &mut post),
+            relay,
+        } => take_file(id, &name, &options, bytes, relay, &mut post),
         ToWorker::AnalyzeUrl {
             id,
             name,
             url,
             etag,
             options,
+            relay,
         } => wasm_bindgen_futures::spawn_local(async move {
             post(FromWorker::Progress {
                 id,
@@ -47,11 +55,18 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
                         bytes: bytes.len() as u64,
                         cached,
                     });
-                    analyze(id, &name, &options, bytes, &mut post);
+                    take_file(id, &name, &options, bytes, relay, &mut post);
                 }
                 Err(message) => post(FromWorker::Failed { id, message }),
             }
         }),
+        ToWorker::Decode { id, name, from } => match from {
+            Some(port) => decode_from(id, &name, &port, post),
+            None => post(FromWorker::Failed {
+                id,
+                message: "a decode request came without its channel".into(),
+            }),
+        },
         ToWorker::Catalog { id, request } => post(FromWorker::Catalog {
             id,
             reply: catalog(request),
@@ -59,27 +74,125 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
     }
 }
 
-fn analyze(id: u32, name: &str, options: &Options, bytes: Vec<u8>, post: &mut dyn FnMut(FromWorker)) {
-    let len = bytes.len() as u64;
-    let phase = if bytes.starts_with(&[0x1f, 0x8b]) {
-        Phase::Inflating
-    } else {
-        Phase::Decoding
-    };
+/// A file's bytes are in: analyze them here, or only unpack them for the
+/// worker at the other end of `relay`.
+fn take_file(
+    id: u32,
+    name: &str,
+    options: &Options,
+    bytes: Vec<u8>,
+    relay: Option<web_sys::MessagePort>,
+    post: &mut dyn FnMut(FromWorker),
+) {
     post(FromWorker::Progress {
         id,
-        phase,
-        bytes: len,
+        phase: if bytes.starts_with(&[0x1f, 0x8b]) {
+            Phase::Inflating
+        } else {
+            Phase::Decoding
+        },
+        bytes: bytes.len() as u64,
         events: 0,
     });
+    match relay {
+        Some(port) => unpack_to(id, options, bytes, &port, post),
+        None => analyze(id, name, options, bytes, post),
+    }
+}
+
+/// Compressed bytes unpacked per relayed block (about 0.4 MB raw): small
+/// enough that the decoding worker starts early, big enough to keep the
+/// messages few.
+const RELAY_PIECE: usize = 128 * 1024;
+
+/// The unpacking half of a file on two workers: inflates `bytes` and streams
+/// the raw trace into `port`, then says how unpacking ended.
+fn unpack_to(
+    id: u32,
+    options: &Options,
+    bytes: Vec<u8>,
+    port: &web_sys::MessagePort,
+    post: &mut dyn FnMut(FromWorker),
+) {
+    let started = epoch_ms();
+    let mut unpack = Unpack::new(options.max_inflated_bytes);
+    for piece in bytes.chunks(RELAY_PIECE) {
+        let mut block = Vec::with_capacity(piece.len() * 4);
+        unpack.push(piece, &mut block);
+        if !block.is_empty() {
+            send(port, &Relay::Raw(block));
+        }
+    }
+    send(
+        port,
+        &Relay::End(RelayEnd {
+            unpacked: unpack.finish(),
+            started,
+            file_bytes: bytes.len() as u64,
+        }),
+    );
+    post(FromWorker::Progress {
+        id,
+        phase: Phase::Decoding,
+        bytes: bytes.len() as u64,
+        events: 0,
+    });
+    post(FromWorker::Relayed { id });
+}
+
+fn send(port: &web_sys::MessagePort, msg: &Relay) {
+    let (data, transfer) = protocol::encode_relay(msg);
+    if let Err(err) = port.post_message_with_transferable(&data, &transfer) {
+        web_sys::console::error_2(&"d9lens worker: relaying a file failed".into(), &err);
+    }
+}
+
+/// The decoding half: takes the raw trace of file `id` from `port` as it
+/// comes, and analyzes it once unpacking has ended.
+fn decode_from(id: u32, name: &str, port: &web_sys::MessagePort, post: impl FnMut(FromWorker) + 'static) {
+    let mut post = post;
+    let mut trace = Some(TraceAnalysis::new(name, 0));
+    let channel = port.clone();
+    let on_relay = OnMessage::new(move |ev: web_sys::MessageEvent| {
+        let Some(analysis) = trace.as_mut() else { return };
+        match protocol::decode_relay(&ev.data()) {
+            Ok(Relay::Raw(raw)) => analysis.push(&raw),
+            Ok(Relay::End(end)) => {
+                let outcome = trace.take().map(|t| t.finish(end.unpacked)).expect("checked above");
+                channel.close();
+                done(id, end.file_bytes, outcome, epoch_ms() - end.started, &mut post);
+            }
+            Err(err) => {
+                trace = None;
+                channel.close();
+                post(FromWorker::Failed {
+                    id,
+                    message: err.to_string(),
+                });
+            }
+        }
+    });
+    port.set_onmessage(Some(on_relay.as_ref().unchecked_ref()));
+    // Replaces (drops) the handler of the previous file, whose channel is closed.
+    RELAY.with_borrow_mut(|handler| *handler = Some(on_relay));
+}
+
+fn analyze(id: u32, name: &str, options: &Options, bytes: Vec<u8>, post: &mut dyn FnMut(FromWorker)) {
+    let len = bytes.len() as u64;
     let started = now_ms();
     let outcome = analyze_file(name, &bytes, options);
     let analysis_ms = now_ms() - started;
     drop(bytes);
+    done(id, len, outcome, analysis_ms, post);
+}
+
+/// Posts the outcome of a file `file_bytes` long; `analysis_ms`: the
+/// workers' time for it.
+fn done(id: u32, file_bytes: u64, outcome: FileOutcome, analysis_ms: f64, post: &mut dyn FnMut(FromWorker)) {
     post(FromWorker::Progress {
         id,
         phase: Phase::Analyzing,
-        bytes: len,
+        bytes: file_bytes,
         events: outcome.events,
     });
     post(FromWorker::Done {
@@ -207,7 +320,7 @@ pub fn run() {
     console_error_panic_hook::set_once();
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let reply_scope = scope.clone();
-    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+    let on_message = OnMessage::new(move |ev: web_sys::MessageEvent| {
         let scope = reply_scope.clone();
         handle_js(&ev.data(), move |msg| post(&scope, &msg));
     });

@@ -7,6 +7,10 @@
 //! the worker downloads it (or reads it from the segment cache) itself, with a
 //! URL signed when it takes the job. A worker that dies (a trap in its wasm) fails its
 //! file and is replaced.
+//!
+//! When workers would otherwise sit idle (one file, or the last of a batch),
+//! a file gets two: one reads and unpacks it (gunzip) while the other decodes
+//! and analyzes the raw trace as it streams in over a `MessageChannel`.
 
 use crate::protocol::{self, FromWorker, Phase};
 use d9lens_core::analysis::{FileOutcome, Options};
@@ -39,8 +43,12 @@ pub struct Job {
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)] // transient: one `Done` per file, moved straight on
 pub enum PoolEvent {
-    /// A worker took the job.
-    Started { id: u32, worker: usize },
+    /// A worker took the job; `partner`: the second worker decoding what it unpacks.
+    Started {
+        id: u32,
+        worker: usize,
+        partner: Option<usize>,
+    },
     Progress {
         id: u32,
         phase: Phase,
@@ -221,6 +229,10 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                     analysis_ms,
                 })
             }
+            FromWorker::Relayed { .. } => {
+                slot.busy = None;
+                None
+            }
             FromWorker::Failed { id, message } => {
                 slot.busy = None;
                 Some(PoolEvent::Failed { id, message })
@@ -231,9 +243,24 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
         (listener, event)
     };
     if let Some(event) = event {
+        if let PoolEvent::Failed { id, .. } = &event {
+            replace_partners(inner, *id);
+        }
         listener(event);
     }
     dispatch(inner);
+}
+
+/// Replaces the workers still busy with file `id` (which failed): the other
+/// half of a file on two workers would wait for it forever.
+fn replace_partners(inner: &Rc<RefCell<Inner>>, id: u32) {
+    let partners: Vec<usize> = (inner.borrow().slots.iter().enumerate())
+        .filter(|(_, slot)| slot.busy == Some(id))
+        .map(|(index, _)| index)
+        .collect();
+    for index in partners {
+        replace_slot(inner, index);
+    }
 }
 
 fn on_crash(inner: &Rc<RefCell<Inner>>, index: usize, message: String) {
@@ -244,6 +271,7 @@ fn on_crash(inner: &Rc<RefCell<Inner>>, index: usize, message: String) {
     web_sys::console::error_1(&format!("d9lens: worker {index} crashed: {message}").into());
     replace_slot(inner, index);
     if let Some(id) = lost {
+        replace_partners(inner, id);
         listener(PoolEvent::Failed {
             id,
             message: format!("the analysis worker crashed: {message}"),
@@ -263,54 +291,73 @@ fn replace_slot(inner: &Rc<RefCell<Inner>>, index: usize) {
     }
 }
 
-/// Hands queued jobs to ready, idle workers.
+/// Hands queued jobs to ready, idle workers; a job gets a second worker
+/// when one would be left idle once every waiting job has one.
 fn dispatch(inner: &Rc<RefCell<Inner>>) {
     loop {
-        let (index, job, options, listener) = {
+        let (index, partner, job, options, listener) = {
             let mut guard = inner.borrow_mut();
-            let Some(index) = guard.slots.iter().position(|s| s.ready && s.busy.is_none()) else {
-                return;
-            };
+            let idle: Vec<usize> = (guard.slots.iter().enumerate())
+                .filter(|(_, s)| s.ready && s.busy.is_none())
+                .map(|(index, _)| index)
+                .collect();
+            let Some(&index) = idle.first() else { return };
             let Some(job) = guard.queue.pop_front() else { return };
-            guard.slots[index].busy = Some(job.id);
-            (index, job, guard.options.clone(), guard.listener.clone())
+            let partner = (guard.queue.len() + 2 <= idle.len()).then(|| idle[1]);
+            for slot in std::iter::once(index).chain(partner) {
+                guard.slots[slot].busy = Some(job.id);
+            }
+            (index, partner, job, guard.options.clone(), guard.listener.clone())
         };
         listener(PoolEvent::Started {
             id: job.id,
             worker: index,
+            partner,
         });
         let inner = inner.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let id = job.id;
-            let (msg, transfer) = match message(&job, options).await {
-                Ok(msg) => msg,
-                Err(message) => {
-                    release(&inner, index, id);
-                    listener(PoolEvent::Failed { id, message });
-                    dispatch(&inner);
-                    return;
-                }
-            };
-            let worker = {
-                let guard = inner.borrow();
-                match guard.slots.get(index) {
-                    // The slot may have been replaced (cancel) while the file was read.
-                    Some(slot) if slot.busy == Some(id) => Some(slot.worker.clone()),
-                    _ => None,
-                }
-            };
-            if let Some(worker) = worker
-                && let Err(err) = worker.post_message_with_transfer(&msg, &transfer)
-            {
+            let fail = |message: String| {
                 release(&inner, index, id);
-                listener(PoolEvent::Failed {
-                    id,
-                    message: format!("could not send the job to a worker: {}", js_message(&err)),
-                });
+                partner.inspect(|&p| release(&inner, p, id));
+                listener(PoolEvent::Failed { id, message });
                 dispatch(&inner);
+            };
+            let (mut msg, bytes) = match message(&job, options).await {
+                Ok(msg) => msg,
+                Err(message) => return fail(message),
+            };
+            // The slots may have been replaced (cancel) while the file was read.
+            let worker = |slot: usize| {
+                let guard = inner.borrow();
+                (guard.slots.get(slot))
+                    .filter(|s| s.busy == Some(id))
+                    .map(|s| s.worker.clone())
+            };
+            let sent = match partner {
+                None => worker(index).map(|w| post(&w, msg, bytes)),
+                Some(partner) => worker(index).zip(worker(partner)).map(|(unpacker, decoder)| {
+                    let channel = web_sys::MessageChannel::new()?;
+                    msg.set_relay(channel.port1());
+                    let decode = protocol::ToWorker::Decode {
+                        id,
+                        name: job.name.clone(),
+                        from: Some(channel.port2()),
+                    };
+                    post(&decoder, decode, None)?;
+                    post(&unpacker, msg, bytes)
+                }),
+            };
+            if let Some(Err(err)) = sent {
+                fail(format!("could not send the job to a worker: {}", js_message(&err)));
             }
         });
     }
+}
+
+fn post(worker: &web_sys::Worker, msg: protocol::ToWorker, bytes: Option<js_sys::ArrayBuffer>) -> Result<(), JsValue> {
+    let (msg, transfer) = protocol::encode(msg, bytes);
+    worker.post_message_with_transfer(&msg, &transfer)
 }
 
 fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
@@ -321,9 +368,10 @@ fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
     }
 }
 
-/// The request for `job` and its transfer list: a file's bytes (read only
-/// now, when a worker is free), or a freshly presigned URL the worker downloads.
-async fn message(job: &Job, options: Options) -> Result<(JsValue, js_sys::Array), String> {
+/// The request for `job` and the file's bytes to transfer with it: read
+/// only now, when a worker is free, or a freshly presigned URL the worker
+/// downloads.
+async fn message(job: &Job, options: Options) -> Result<(protocol::ToWorker, Option<js_sys::ArrayBuffer>), String> {
     let buffer = match &job.source {
         Source::Url { presign, etag } => {
             let msg = protocol::ToWorker::AnalyzeUrl {
@@ -332,8 +380,9 @@ async fn message(job: &Job, options: Options) -> Result<(JsValue, js_sys::Array)
                 url: presign(),
                 etag: etag.clone(),
                 options,
+                relay: None,
             };
-            return Ok((protocol::encode_header(&msg), js_sys::Array::new()));
+            return Ok((msg, None));
         }
         Source::Buffer(buffer) => buffer.clone(),
         Source::Blob(blob) => JsFuture::from(blob.array_buffer())
@@ -341,7 +390,14 @@ async fn message(job: &Job, options: Options) -> Result<(JsValue, js_sys::Array)
             .map(|v| v.unchecked_into())
             .map_err(|err| format!("could not read the file: {}", js_message(&err)))?,
     };
-    Ok(protocol::encode_analyze(job.id, &job.name, &options, buffer))
+    let msg = protocol::ToWorker::Analyze {
+        id: job.id,
+        name: job.name.clone(),
+        options,
+        bytes: Vec::new(),
+        relay: None,
+    };
+    Ok((msg, Some(buffer)))
 }
 
 /// The message of a JS error value, or its string form.

@@ -23,6 +23,7 @@ fn analyze_request(id: u32, name: &str, bytes: &[u8]) -> ToWorker {
         name: name.into(),
         options: Options::default(),
         bytes: bytes.to_vec(),
+        relay: None,
     }
 }
 
@@ -47,6 +48,7 @@ fn analyze_request_round_trips_with_its_bytes_as_an_array_buffer() {
         name,
         options,
         bytes: decoded,
+        relay,
     } = protocol::decode_to_worker(&msg).unwrap()
     else {
         panic!("an Analyze request decodes as Analyze")
@@ -54,12 +56,13 @@ fn analyze_request_round_trips_with_its_bytes_as_an_array_buffer() {
     assert_eq!((id, name.as_str()), (7, "a/b.bin.gz"));
     assert_eq!(options.reference_compatible, Options::default().reference_compatible);
     assert_eq!(decoded, bytes);
+    assert!(relay.is_none(), "analyzed where it is sent unless it has a relay");
 }
 
 #[wasm_bindgen_test]
 fn transferring_the_buffer_detaches_it_from_the_sender() {
     let buffer = js_sys::Uint8Array::from(&[1u8, 2, 3][..]).buffer();
-    let (msg, transfer) = protocol::encode_analyze(1, "x.bin", &Options::default(), buffer.clone());
+    let (msg, transfer) = protocol::encode(analyze_request(1, "x.bin", &[]), Some(buffer.clone()));
     let channel = web_sys::MessageChannel::new().unwrap();
     channel.port1().post_message_with_transferable(&msg, &transfer).unwrap();
     assert_eq!(
@@ -325,4 +328,91 @@ fn a_malformed_catalog_request_is_answered_as_a_catalog_failure() {
         ),
         "{posted:?}"
     );
+}
+
+/// A small real gzip segment (the workers' warm-up trace).
+const SMALL_GZIP: &[u8] = include_bytes!("../assets/warm-up.bin.gz");
+
+async fn sleep(ms: i32) {
+    let wait = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(wait).await.unwrap();
+}
+
+/// One file through both halves, as two workers take it: the decoding
+/// handler listens on one end of a real `MessageChannel`, the unpacking
+/// handler streams into the other. What each posts to the page.
+async fn on_two_workers(id: u32, name: &str, bytes: &[u8]) -> (Vec<FromWorker>, Vec<FromWorker>) {
+    let channel = web_sys::MessageChannel::new().unwrap();
+    let decoded = Rc::new(RefCell::new(Vec::new()));
+    let sink = decoded.clone();
+    let decode = ToWorker::Decode {
+        id,
+        name: name.into(),
+        from: Some(channel.port2()),
+    };
+    worker::handle_js(&protocol::encode(decode, None).0, move |m| sink.borrow_mut().push(m));
+    let mut unpack = analyze_request(id, name, bytes);
+    unpack.set_relay(channel.port1());
+    let unpacked = run_handler(&protocol::encode_to_worker(unpack).0);
+    for _ in 0..250 {
+        if decoded
+            .borrow()
+            .iter()
+            .any(|m| matches!(m, FromWorker::Done { .. } | FromWorker::Failed { .. }))
+        {
+            break;
+        }
+        sleep(20).await;
+    }
+    (unpacked, decoded.take())
+}
+
+#[wasm_bindgen_test]
+async fn a_file_on_two_workers_gives_the_outcome_of_one() {
+    let json = |o: &FileOutcome| serde_json::to_string(o).unwrap();
+    let cut = &SMALL_GZIP[..SMALL_GZIP.len() / 2];
+    for (what, bytes) in [
+        ("whole gzip", SMALL_GZIP),
+        ("gzip cut short", cut),
+        ("raw trace", SMALL_TRACE),
+    ] {
+        let (unpacked, decoded) = on_two_workers(21, "seg.bin.gz", bytes).await;
+        // The unpacking worker says what it does, then that it is free; never Done.
+        let phase = if bytes.starts_with(&[0x1f, 0x8b]) {
+            Phase::Inflating
+        } else {
+            Phase::Decoding
+        };
+        assert!(
+            matches!(unpacked.first(), Some(FromWorker::Progress { id: 21, phase: p, bytes: b, .. }) if *p == phase && *b == bytes.len() as u64),
+            "{what}: {unpacked:?}"
+        );
+        assert!(
+            matches!(unpacked.last(), Some(FromWorker::Relayed { id: 21 })),
+            "{what}: {unpacked:?}"
+        );
+        assert!(!unpacked.iter().any(|m| matches!(m, FromWorker::Done { .. })), "{what}");
+        let Some(FromWorker::Done {
+            id: 21,
+            outcome,
+            analysis_ms,
+        }) = decoded.last()
+        else {
+            panic!("{what}: the decoding worker did not finish: {decoded:?}")
+        };
+        assert!(*analysis_ms >= 0.0, "{what}: {analysis_ms}");
+        let one = analyze_file("seg.bin.gz", bytes, &Options::default());
+        assert_eq!(json(outcome), json(&one), "{what}");
+    }
+    let (_, decoded) = on_two_workers(22, "cut.bin.gz", cut).await;
+    let Some(FromWorker::Done { outcome, .. }) = decoded.last() else {
+        panic!("{decoded:?}")
+    };
+    let error = outcome.error.as_ref().expect("a gzip cut short is an error");
+    assert!(error.message.contains("gzip") && error.offset.is_some(), "{error:?}");
 }

@@ -46,8 +46,10 @@ export async function startBrowser() {
  * Opens `url` and records console lines, problems (errors, CSP reports, page
  * errors) and the origin of every request the page or its workers make.
  */
-export async function openPage(context, url, readySelector = '[data-testid=file-input]') {
+export async function openPage(context, url, readySelector = '[data-testid=file-input]', { cores } = {}) {
   const page = await context.newPage();
+  // The page sizes its worker pool by the core count: pinned where a test needs it.
+  if (cores) await page.addInitScript((n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n }), cores);
   const consoleLines = [];
   const problems = [];
   const requestOrigins = new Set();
@@ -81,6 +83,19 @@ export async function assertClean(page, problems) {
 }
 
 /** Drops files on the page the way a browser does: a `drop` event carrying a DataTransfer. */
+/**
+ * Waits until the page has `count` web workers with their message handler
+ * installed (each says Ready to the page right then, before warming up).
+ */
+export async function workersReady(page, count) {
+  for (let i = 0; i < 200; i++) {
+    const ready = await Promise.all(page.workers().map((w) => w.evaluate(() => self.onmessage !== null).catch(() => false)));
+    if (ready.filter(Boolean).length >= count) return;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`fewer than ${count} workers ready`);
+}
+
 export async function dropFiles(page, files) {
   const payload = files.map(({ name, bytes }) => ({ name, b64: Buffer.from(bytes).toString('base64') }));
   await page.evaluate((files) => {

@@ -10,7 +10,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPORT_TIMEOUT, assertClean, dropFiles, fixtures, openPage as open, out, startBrowser } from './browser.mjs';
+import zlib from 'node:zlib';
+import { REPORT_TIMEOUT, assertClean, dropFiles, fixtures, openPage as open, out, startBrowser, workersReady } from './browser.mjs';
 
 let browser;
 
@@ -22,7 +23,7 @@ after(async () => {
   await browser?.close();
 });
 
-const openPage = () => open(browser.context, browser.baseUrl);
+const openPage = (options) => open(browser.context, browser.baseUrl, undefined, options);
 
 async function text(page, selector) {
   return (await page.locator(selector).first().textContent())?.trim();
@@ -80,13 +81,35 @@ test('a file dropped on the page gives the same report', { timeout: 180_000 }, a
 });
 
 test('the demo trace opens with one click', { timeout: 180_000 }, async () => {
-  const { page, problems } = await openPage();
+  const { page, problems } = await openPage({ cores: 2 });
+  await workersReady(page, 2);
   await page.click('[data-testid=open-demo]');
   await page.locator('[data-testid=report]').waitFor({ timeout: REPORT_TIMEOUT });
+  // One file and two workers: one unpacks it while the other decodes and analyzes.
+  assert.equal(await page.locator('[data-testid=progress-row]').getAttribute('data-workers'), '0 1');
   assert.match(await text(page, '[data-testid=summary-workers]'), /^4 \(IDs: 0, 1, 2, 3\)$/);
   assert.equal(await text(page, '[data-testid=long-polls-count]'), '3');
   assert.equal(await text(page, '[data-testid=long-polls-worst]'), '32.33ms');
   await page.screenshot({ path: path.join(out, 'demo.png'), fullPage: false });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('a gzip cut short, alone on two workers, is reported with its byte offset, and the workers go on', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage({ cores: 2 });
+  await workersReady(page, 2);
+  const gz = zlib.gzipSync(blocking());
+  await dropFiles(page, [{ name: 'cut.bin.gz', bytes: gz.subarray(0, 20_000) }]);
+  const error = page.locator('[data-testid=errors] [data-testid=error][data-file="cut.bin.gz"]');
+  await error.waitFor({ timeout: REPORT_TIMEOUT });
+  assert.equal(await error.getAttribute('data-offset'), '20000');
+  assert.match(await error.textContent(), /gzip stream ends early \(truncated file\)/);
+  const row = page.locator('[data-testid=progress-row][data-file="cut.bin.gz"]');
+  assert.equal(await row.getAttribute('data-workers'), '0 1');
+  assert.equal(await row.getAttribute('data-status'), 'error');
+  // Both workers are free again: the next file is analyzed as usual.
+  await dropFiles(page, [{ name: 'blocking.bin.gz', bytes: gz }]);
+  await assertBlockingReport(page);
   await assertClean(page, problems);
   await page.close();
 });

@@ -4,6 +4,7 @@
 
 use miniz_oxide::inflate::stream::{InflateState, MinReset, inflate};
 use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -13,7 +14,8 @@ pub const DEFAULT_MAX_INFLATED_BYTES: usize = 1 << 30;
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 pub const TRACE_MAGIC: [u8; 4] = *b"TRC\0";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum ContainerError {
     Empty,
     /// Gzip data is damaged or cut short at this compressed-byte offset.
@@ -92,6 +94,77 @@ pub fn sniff(head: &[u8]) -> Result<Container, ContainerError> {
         .collect::<Vec<_>>()
         .join(" ");
     Err(ContainerError::NotATrace { magic })
+}
+
+/// A file's bytes as stored, arriving in pieces, to its raw trace: the first
+/// bytes tell the container, gzip is inflated, a raw trace passes through.
+/// The first half of a file's analysis (the other: `analysis::TraceAnalysis`),
+/// so the two can run on different threads or workers.
+pub struct Unpack {
+    state: Unpacking,
+    max_inflated: usize,
+}
+
+enum Unpacking {
+    /// Fewer than `SNIFF_BYTES` bytes seen.
+    Sniffing(Vec<u8>),
+    Gzip(Box<Gunzip>),
+    Raw,
+    /// The rest of the input is ignored; `finish` reports this.
+    Failed(ContainerError),
+}
+
+impl Unpack {
+    pub fn new(max_inflated: usize) -> Self {
+        Self {
+            state: Unpacking::Sniffing(Vec::new()),
+            max_inflated,
+        }
+    }
+
+    /// Appends the raw trace bytes that `bytes` hold to `out`.
+    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
+        match &mut self.state {
+            Unpacking::Sniffing(head) => {
+                head.extend_from_slice(bytes);
+                if head.len() >= SNIFF_BYTES {
+                    let head = std::mem::take(head);
+                    self.start(&head, out);
+                }
+            }
+            Unpacking::Gzip(gz) => {
+                if let Err(e) = gz.feed(bytes, out) {
+                    self.state = Unpacking::Failed(e);
+                }
+            }
+            Unpacking::Raw => out.extend_from_slice(bytes),
+            Unpacking::Failed(_) => {}
+        }
+    }
+
+    /// The container is known from `head`: set up for it and take `head` in.
+    fn start(&mut self, head: &[u8], out: &mut Vec<u8>) {
+        self.state = match sniff(head) {
+            Ok(Container::Gzip) => Unpacking::Gzip(Box::new(Gunzip::new(self.max_inflated))),
+            Ok(Container::Raw) => Unpacking::Raw,
+            Err(e) => Unpacking::Failed(e),
+        };
+        self.push(head, out);
+    }
+
+    /// The input ended: whether it was a whole trace container.
+    pub fn finish(mut self) -> Result<(), ContainerError> {
+        if let Unpacking::Sniffing(head) = &mut self.state {
+            // Too short to hold a raw trace's magic: nothing comes out.
+            let head = std::mem::take(head);
+            self.start(&head, &mut Vec::new());
+        }
+        match self.state {
+            Unpacking::Failed(e) => Err(e),
+            Unpacking::Gzip(gz) => gz.finish(),
+            Unpacking::Raw | Unpacking::Sniffing(_) => Ok(()),
+        }
+    }
 }
 
 /// The raw trace bytes of a `.bin` or `.bin.gz` file.

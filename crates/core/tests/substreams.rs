@@ -4,7 +4,8 @@
 
 mod common;
 
-use d9lens_core::analysis::{FileAnalysis, FileOutcome, Partial, analyze_file};
+use d9lens_core::analysis::{FileAnalysis, FileOutcome, Partial, TraceAnalysis, analyze_file};
+use d9lens_core::container::Unpack;
 use d9lens_core::trace::{DecodeFailure, ParsedTrace, TraceParser, TracePart, find_cut, parse_trace};
 use dial9_trace_format::decoder::Decoder;
 use dial9_trace_format::encoder::Encoder;
@@ -181,6 +182,55 @@ fn a_download_in_pieces_gives_the_same_outcome_as_the_whole_file() {
     assert_eq!(json(&streamed), json(&analyze_file("seg.bin.gz", cut, &opts)));
     let err = streamed.error.expect("a truncated gzip is an error");
     assert!(err.message.contains("gzip"), "{}", err.message);
+}
+
+/// `bytes` through the two halves of an analysis as two workers run them:
+/// unpacked in pieces of `piece`, the raw blocks handed on in that order.
+fn two_halves(name: &str, bytes: &[u8], piece: usize) -> FileOutcome {
+    let mut unpack = Unpack::new(common::reference().max_inflated_bytes);
+    let mut trace = TraceAnalysis::new(name, 0);
+    for chunk in bytes.chunks(piece) {
+        let mut block = Vec::new();
+        unpack.push(chunk, &mut block);
+        trace.push(&block);
+    }
+    trace.finish(unpack.finish())
+}
+
+#[test]
+fn unpacking_and_analysis_in_two_halves_give_the_same_outcome_as_one() {
+    let opts = common::reference();
+    let json = |o: &FileOutcome| serde_json::to_string(o).unwrap();
+    let gz = common::read(
+        "s3-bucket/version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-23/boot=qghy-22982/1796047550-1.bin.gz",
+    );
+    let raw = common::read("healthy.bin");
+    let mut cut_raw = raw.clone();
+    cut_raw.truncate(raw.len() * 2 / 3);
+    let cases: [(&str, &[u8]); 5] = [
+        ("whole gzip", &gz),
+        ("raw trace", &raw),
+        ("gzip cut short", &gz[..gz.len() / 2]),
+        ("raw trace cut short", &cut_raw),
+        ("not a trace", b"PK\x03\x04 a zip"),
+    ];
+    for (what, bytes) in cases {
+        let one = analyze_file("seg", bytes, &opts);
+        for piece in [3, 4096 + 1, bytes.len().max(1)] {
+            assert_eq!(
+                json(&two_halves("seg", bytes, piece)),
+                json(&one),
+                "{what} in pieces of {piece}"
+            );
+        }
+    }
+    let gzip_error = two_halves("seg", &gz[..gz.len() / 2], 1000).error.unwrap();
+    assert!(
+        gzip_error.message.contains("gzip") && gzip_error.offset.is_some(),
+        "{gzip_error:?}"
+    );
+    assert_eq!(two_halves("seg", b"PK\x03\x04", 2).error.unwrap().offset, Some(0));
+    assert_eq!(two_halves("seg", b"", 1).error.unwrap().message, "empty file (0 bytes)");
 }
 
 /// Decodes `raw` cut at `at`: the bytes before it in pieces by a parser, the

@@ -2,7 +2,7 @@
 //! decoding and analysis, on the whole file or on bytes as they arrive.
 
 use super::{Options, Partial};
-use crate::container::{self, Container, ContainerError, Gunzip, SNIFF_BYTES};
+use crate::container::{self, Container, ContainerError, SNIFF_BYTES, Unpack};
 use crate::report::FileError;
 use crate::trace::{DecodeFailure, ParsedTrace, TraceParser, parse_trace};
 use serde::{Deserialize, Serialize};
@@ -80,58 +80,58 @@ pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
 /// complete sub-stream is decoded as soon as it is in, and only the raw
 /// trace (not the compressed bytes) is kept until the end.
 pub struct FileAnalysis {
-    name: String,
-    max_inflated: usize,
-    input: Input,
-    parser: TraceParser,
-}
-
-enum Input {
-    /// Fewer than `SNIFF_BYTES` bytes seen.
-    Sniffing(Vec<u8>),
-    Gzip(Box<Gunzip>),
-    Raw,
-    Failed(ContainerError),
+    unpack: Unpack,
+    trace: TraceAnalysis,
 }
 
 impl FileAnalysis {
     /// `raw_size_hint`: the expected raw trace size, when known (0 if not).
     pub fn new(name: &str, opts: &Options, raw_size_hint: usize) -> Self {
         Self {
-            name: name.to_string(),
-            max_inflated: opts.max_inflated_bytes,
-            input: Input::Sniffing(Vec::new()),
-            parser: TraceParser::with_capacity(raw_size_hint),
+            unpack: Unpack::new(opts.max_inflated_bytes),
+            trace: TraceAnalysis::new(name, raw_size_hint),
         }
     }
 
     pub fn push(&mut self, bytes: &[u8]) {
-        match &mut self.input {
-            Input::Sniffing(head) => {
-                head.extend_from_slice(bytes);
-                if head.len() >= SNIFF_BYTES {
-                    let head = std::mem::take(head);
-                    self.start(&head);
-                }
-            }
-            Input::Gzip(gz) => {
-                if let Err(e) = self.parser.extend(|raw| gz.feed(bytes, raw)) {
-                    self.input = Input::Failed(e);
-                }
-            }
-            Input::Raw => self.parser.push(bytes),
-            Input::Failed(_) => {}
+        self.trace.parser.extend(|raw| self.unpack.push(bytes, raw));
+    }
+
+    /// Events decoded so far.
+    pub fn events(&self) -> u64 {
+        self.trace.events()
+    }
+
+    /// Raw trace bytes so far (inflated, for gzip).
+    pub fn raw_bytes(&self) -> u64 {
+        self.trace.raw_bytes()
+    }
+
+    /// The input ended.
+    pub fn finish(self) -> FileOutcome {
+        let unpacked = self.unpack.finish();
+        self.trace.finish(unpacked)
+    }
+}
+
+/// The second half of a file's analysis, after [`Unpack`]: raw trace bytes
+/// in, decoded as they arrive, analyzed at the end.
+pub struct TraceAnalysis {
+    name: String,
+    parser: TraceParser,
+}
+
+impl TraceAnalysis {
+    /// `raw_size_hint`: the expected raw trace size, when known (0 if not).
+    pub fn new(name: &str, raw_size_hint: usize) -> Self {
+        Self {
+            name: name.to_string(),
+            parser: TraceParser::with_capacity(raw_size_hint),
         }
     }
 
-    /// The container is known from `head`: set up for it and take `head` in.
-    fn start(&mut self, head: &[u8]) {
-        self.input = match container::sniff(head) {
-            Ok(Container::Gzip) => Input::Gzip(Box::new(Gunzip::new(self.max_inflated))),
-            Ok(Container::Raw) => Input::Raw,
-            Err(e) => Input::Failed(e),
-        };
-        self.push(head);
+    pub fn push(&mut self, raw: &[u8]) {
+        self.parser.push(raw);
     }
 
     /// Events decoded so far.
@@ -139,24 +139,15 @@ impl FileAnalysis {
         self.parser.events()
     }
 
-    /// Raw trace bytes so far (inflated, for gzip).
+    /// Raw trace bytes so far.
     pub fn raw_bytes(&self) -> u64 {
         self.parser.len() as u64
     }
 
-    /// The input ended.
-    pub fn finish(mut self) -> FileOutcome {
-        if let Input::Sniffing(head) = &mut self.input {
-            let head = std::mem::take(head);
-            self.start(&head);
-        }
+    /// The raw trace ended; `unpacked`: how unpacking the file ended (a
+    /// container error analyzes nothing).
+    pub fn finish(self, unpacked: Result<(), ContainerError>) -> FileOutcome {
         let raw_bytes = self.raw_bytes();
-        let parsed = match self.input {
-            Input::Failed(e) => Err(e),
-            Input::Gzip(gz) => gz.finish().map(|()| self.parser.finish()),
-            // `start` has run: sniffing is over.
-            Input::Raw | Input::Sniffing(_) => Ok(self.parser.finish()),
-        };
-        FileOutcome::new(&self.name, raw_bytes, parsed)
+        FileOutcome::new(&self.name, raw_bytes, unpacked.map(|()| self.parser.finish()))
     }
 }

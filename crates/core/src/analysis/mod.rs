@@ -13,7 +13,7 @@ mod setup;
 mod stacks;
 mod workers;
 
-pub use file::{FileAnalysis, FileOutcome, analyze_file};
+pub use file::{FileAnalysis, FileOutcome, TraceAnalysis, analyze_file};
 pub use merge::Merger;
 pub use options::Options;
 pub use partial::Partial;
