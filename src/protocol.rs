@@ -108,10 +108,11 @@ impl ToWorker {
 
 /// What the unpacking worker sends the decoding one, in order: the raw trace
 /// in blocks, then how unpacking ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Relay {
-    /// Raw trace bytes (a transferred `ArrayBuffer`).
-    Raw(Vec<u8>),
+    /// Raw trace bytes, outside wasm memory: their `ArrayBuffer` is
+    /// transferred, and the receiver copies them straight into its decoder.
+    Raw(js_sys::Uint8Array),
     End(RelayEnd),
 }
 
@@ -134,7 +135,7 @@ pub fn encode_relay(msg: &Relay) -> (JsValue, js_sys::Array) {
     let obj = js_sys::Object::new();
     match msg {
         Relay::Raw(bytes) => {
-            let buffer = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
+            let buffer = bytes.buffer();
             set(&obj, BLOCK, &buffer);
             (obj.into(), js_sys::Array::of1(&buffer))
         }
@@ -149,7 +150,7 @@ pub fn encode_relay(msg: &Relay) -> (JsValue, js_sys::Array) {
 pub fn decode_relay(data: &JsValue) -> Result<Relay, ProtocolError> {
     let get = |key: &str| js_sys::Reflect::get(data, &JsValue::from_str(key)).ok();
     if let Some(buffer) = get(BLOCK).and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok()) {
-        return Ok(Relay::Raw(js_sys::Uint8Array::new(&buffer).to_vec()));
+        return Ok(Relay::Raw(js_sys::Uint8Array::new(&buffer)));
     }
     let json = get(END)
         .and_then(|e| e.as_string())

@@ -116,11 +116,13 @@ fn unpack_to(
 ) {
     let started = epoch_ms();
     let mut unpack = Unpack::new(options.max_inflated_bytes);
+    // One buffer for every block: each is copied out of wasm memory to travel.
+    let mut block = Vec::new();
     for piece in bytes.chunks(RELAY_PIECE) {
-        let mut block = Vec::with_capacity(piece.len() * 4);
+        block.clear();
         unpack.push(piece, &mut block);
         if !block.is_empty() {
-            send(port, &Relay::Raw(block));
+            send(port, &Relay::Raw(js_sys::Uint8Array::from(block.as_slice())));
         }
     }
     send(
@@ -156,7 +158,13 @@ fn decode_from(id: u32, name: &str, port: &web_sys::MessagePort, post: impl FnMu
     let on_relay = OnMessage::new(move |ev: web_sys::MessageEvent| {
         let Some(analysis) = trace.as_mut() else { return };
         match protocol::decode_relay(&ev.data()) {
-            Ok(Relay::Raw(raw)) => analysis.push(&raw),
+            Ok(Relay::Raw(raw)) => {
+                analysis.extend(|buffer| {
+                    let at = buffer.len();
+                    buffer.resize(at + raw.length() as usize, 0);
+                    raw.copy_to(&mut buffer[at..]);
+                });
+            }
             Ok(Relay::End(end)) => {
                 let outcome = trace.take().map(|t| t.finish(end.unpacked)).expect("checked above");
                 channel.close();

@@ -185,14 +185,12 @@ fn a_download_in_pieces_gives_the_same_outcome_as_the_whole_file() {
 }
 
 /// `bytes` through the two halves of an analysis as two workers run them:
-/// unpacked in pieces of `piece`, the raw blocks handed on in that order.
+/// unpacked in pieces of `piece`, each piece's raw bytes handed on in turn.
 fn two_halves(name: &str, bytes: &[u8], piece: usize) -> FileOutcome {
     let mut unpack = Unpack::new(common::reference().max_inflated_bytes);
     let mut trace = TraceAnalysis::new(name, 0);
     for chunk in bytes.chunks(piece) {
-        let mut block = Vec::new();
-        unpack.push(chunk, &mut block);
-        trace.push(&block);
+        trace.extend(|raw| unpack.push(chunk, raw));
     }
     trace.finish(unpack.finish())
 }

@@ -130,8 +130,10 @@ impl TraceAnalysis {
         }
     }
 
-    pub fn push(&mut self, raw: &[u8]) {
-        self.parser.push(raw);
+    /// Lets `fill` append raw bytes in place (saves a copy where they come
+    /// from elsewhere, such as a browser buffer), then decodes what became complete.
+    pub fn extend<R>(&mut self, fill: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        self.parser.extend(fill)
     }
 
     /// Events decoded so far.
