@@ -8,6 +8,9 @@
 //       the worker's own time for the file (gunzip, decode, analysis in wasm).
 //       When dial9's analyze.js is in the cargo registry, it runs on the same
 //       trace before each browser run, and the speed-ups are taken run by run.
+//       With two or more cores the file gets two workers (one unpacks, one
+//       decodes and analyzes); CORES=1 makes the page see one core, hence one
+//       worker doing it all (the A/B of that pipeline).
 //
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
@@ -78,6 +81,9 @@ async function demo(runs) {
     for (let i = 0; i < runs; i++) {
       const nodeMs = reference ? timeReference(reference, trace) : null;
       const page = await context.newPage();
+      if (process.env.CORES) {
+        await page.addInitScript((n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n }), Number(process.env.CORES));
+      }
       await page.goto(url);
       await page.waitForSelector('[data-testid=open-demo]');
       // Let the worker pool load its wasm before the clock starts.
@@ -100,11 +106,12 @@ async function demo(runs) {
       // The worker's own time for the file: gunzip, decode and analysis, in wasm.
       await page.waitForSelector('[data-testid=progress-row][data-analysis-ms]');
       const worker = Math.round(Number(await page.getAttribute('[data-testid=progress-row]', 'data-analysis-ms')));
+      const workers = await page.getAttribute('[data-testid=progress-row]', 'data-workers');
       times.push(ms);
       workerTimes.push(worker);
       const vs = nodeMs ? `; node analyze.js ${Math.round(nodeMs)} ms: ${(nodeMs / worker).toFixed(1)}× the worker, ${(nodeMs / ms).toFixed(1)}× the page` : '';
       if (nodeMs) ratios.push([nodeMs / worker, nodeMs / ms]);
-      console.log(`run ${i + 1}: ${ms} ms to the summary on screen, ${whole} ms to the whole report; the worker's analysis ${worker} ms${vs}`);
+      console.log(`run ${i + 1}: ${ms} ms to the summary on screen, ${whole} ms to the whole report; the workers' (${workers}) analysis ${worker} ms${vs}`);
       await page.close();
     }
     console.log(`median time to the report's summary on screen (demo-trace.bin, ${runs} runs): ${median(times)} ms`);
