@@ -108,6 +108,18 @@ fn worker_messages_round_trip() {
     assert!(protocol::decode_from_worker(&wasm_bindgen::JsValue::from_f64(1.0)).is_err());
 }
 
+/// The outcome and time of file `id` in the last message posted, which must be its `Done`.
+fn last_done(id: u32, posted: &[FromWorker]) -> (&FileOutcome, f64) {
+    match posted.last() {
+        Some(FromWorker::Done {
+            id: done,
+            outcome,
+            analysis_ms,
+        }) if *done == id => (outcome, *analysis_ms),
+        _ => panic!("no Done for file {id}: {posted:?}"),
+    }
+}
+
 /// Runs the worker's message handler on an encoded request, as the worker would.
 fn run_handler(msg: &wasm_bindgen::JsValue) -> Vec<FromWorker> {
     let posted = Rc::new(RefCell::new(Vec::new()));
@@ -124,15 +136,8 @@ fn handler_analyzes_a_trace_and_reports_progress_then_the_outcome() {
         matches!(posted.first(), Some(FromWorker::Progress { id: 11, phase: Phase::Decoding, bytes, .. }) if *bytes == SMALL_TRACE.len() as u64),
         "{posted:?}"
     );
-    let Some(FromWorker::Done {
-        id: 11,
-        outcome,
-        analysis_ms,
-    }) = posted.last()
-    else {
-        panic!("no Done: {posted:?}")
-    };
-    assert!(*analysis_ms >= 0.0, "the worker times its own work: {analysis_ms}");
+    let (outcome, analysis_ms) = last_done(11, &posted);
+    assert!(analysis_ms >= 0.0, "the worker times its own work: {analysis_ms}");
     let expected: FileOutcome = analyze_file("trace.4.bin", SMALL_TRACE, &Options::default());
     assert_eq!(outcome.events, expected.events);
     assert_eq!(outcome.raw_bytes, expected.raw_bytes);
@@ -159,9 +164,7 @@ fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
         ),
         "{posted:?}"
     );
-    let Some(FromWorker::Done { id: 12, outcome, .. }) = posted.last() else {
-        panic!("no Done: {posted:?}")
-    };
+    let (outcome, _) = last_done(12, &posted);
     let error = outcome.error.as_ref().expect("a corrupt gzip is an error");
     assert_eq!(error.file, "broken.bin.gz");
 }
@@ -397,22 +400,13 @@ async fn a_file_on_two_workers_gives_the_outcome_of_one() {
             "{what}: {unpacked:?}"
         );
         assert!(!unpacked.iter().any(|m| matches!(m, FromWorker::Done { .. })), "{what}");
-        let Some(FromWorker::Done {
-            id: 21,
-            outcome,
-            analysis_ms,
-        }) = decoded.last()
-        else {
-            panic!("{what}: the decoding worker did not finish: {decoded:?}")
-        };
-        assert!(*analysis_ms >= 0.0, "{what}: {analysis_ms}");
+        let (outcome, analysis_ms) = last_done(21, &decoded);
+        assert!(analysis_ms >= 0.0, "{what}: {analysis_ms}");
         let one = analyze_file("seg.bin.gz", bytes, &Options::default());
         assert_eq!(json(outcome), json(&one), "{what}");
     }
     let (_, decoded) = on_two_workers(22, "cut.bin.gz", cut).await;
-    let Some(FromWorker::Done { outcome, .. }) = decoded.last() else {
-        panic!("{decoded:?}")
-    };
+    let (outcome, _) = last_done(22, &decoded);
     let error = outcome.error.as_ref().expect("a gzip cut short is an error");
     assert!(error.message.contains("gzip") && error.offset.is_some(), "{error:?}");
 }
