@@ -68,6 +68,12 @@ pub enum ToWorker {
         #[serde(skip)]
         from: Option<web_sys::MessagePort>,
     },
+    /// Get ready for files while idle (no answer): run the analyzer on a
+    /// small trace so the browser optimizes its code, and grow the heap to
+    /// `heap_bytes`, touching every page. Sent by the pool, never to the
+    /// catalog worker.
+    #[serde(rename_all = "camelCase")]
+    WarmUp { heap_bytes: u64 },
     /// A request to the catalog worker, answered by [`FromWorker::Catalog`] with the same `id`.
     #[serde(rename_all = "camelCase")]
     Catalog { id: u32, request: CatalogRequest },
@@ -101,7 +107,7 @@ impl ToWorker {
         match self {
             ToWorker::Analyze { relay, .. } | ToWorker::AnalyzeUrl { relay, .. } => Some(relay),
             ToWorker::Decode { from, .. } => Some(from),
-            ToWorker::Catalog { .. } => None,
+            ToWorker::WarmUp { .. } | ToWorker::Catalog { .. } => None,
         }
     }
 }

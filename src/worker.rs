@@ -67,6 +67,7 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
                 message: "a decode request came without its channel".into(),
             }),
         },
+        ToWorker::WarmUp { heap_bytes } => warm_up(heap_bytes),
         ToWorker::Catalog { id, request } => post(FromWorker::Catalog {
             id,
             reply: catalog(request),
@@ -335,23 +336,28 @@ pub fn run() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     post(&scope, &FromWorker::Ready);
-    warm_up();
 }
 
 /// A small real segment (a quiet checkout-api host of the fixture bucket).
 const WARM_UP_TRACE: &[u8] = include_bytes!("../assets/warm-up.bin.gz");
 const WARM_UP_RUNS: usize = 8;
 
-/// Runs the analyzer a few times on `WARM_UP_TRACE` (about 5 ms each) while
-/// the page waits for a file. The browser first runs wasm from a quick
-/// baseline compile and optimizes the code that keeps running: without this,
-/// the first real file pays for that (the demo trace analyzed in about 440 ms
-/// instead of 220 ms). Jobs that arrive meanwhile wait in the message queue.
-fn warm_up() {
+/// Readies an analysis worker while the page waits for a file. It runs the
+/// analyzer a few times on `WARM_UP_TRACE` (about 5 ms each): the browser
+/// first runs wasm from a quick baseline compile and optimizes the code that
+/// keeps running, and without this the first real file pays for that (the
+/// demo trace took about 440 ms instead of 220 ms). Then it grows the heap
+/// to `heap_bytes`, writing every page, and frees it: wasm memory never
+/// shrinks, so a big file reuses these pages instead of faulting in fresh
+/// ones (the demo trace: ~165 → ~155 ms on two workers). Jobs that arrive
+/// meanwhile wait in the message queue.
+fn warm_up(heap_bytes: u64) {
     for _ in 0..WARM_UP_RUNS {
         let outcome = analyze_file("warm-up.bin.gz", WARM_UP_TRACE, &Options::default());
         debug_assert!(outcome.error.is_none());
     }
+    let heap = vec![1u8; usize::try_from(heap_bytes).unwrap_or(0)];
+    std::hint::black_box(heap);
 }
 
 fn post(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &FromWorker) {

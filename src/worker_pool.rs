@@ -66,6 +66,15 @@ pub enum PoolEvent {
     Failed { id: u32, message: String },
 }
 
+/// The heap worker `index` readies while idle. A file alone gets workers 0
+/// and 1 (the first idle ones), and a heap sized for a big trace (the 12 MB
+/// demo trace peaks near 50 MB) spares it the page faults of growing one;
+/// the others grow theirs only if a batch needs it.
+fn warm_heap_bytes(index: usize) -> u64 {
+    const BIG_TRACE_HEAP: u64 = 64 << 20;
+    if index < 2 { BIG_TRACE_HEAP } else { 0 }
+}
+
 /// The worker script of the built page (trunk's loader shim for the `worker` binary).
 pub const WORKER_SCRIPT: &str = "./worker_loader.js";
 
@@ -203,6 +212,12 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
         let event = match msg {
             FromWorker::Ready => {
                 slot.ready = true;
+                let warm_up = protocol::ToWorker::WarmUp {
+                    heap_bytes: warm_heap_bytes(index),
+                };
+                if let Err(err) = slot.worker.post_message(&protocol::encode_to_worker(warm_up).0) {
+                    web_sys::console::error_2(&"d9lens: could not warm up a worker".into(), &err);
+                }
                 None
             }
             FromWorker::Progress {

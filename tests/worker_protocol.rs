@@ -170,6 +170,19 @@ fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
 }
 
 #[wasm_bindgen_test]
+fn a_warm_up_request_is_not_answered_and_leaves_the_worker_analyzing() {
+    let (msg, _) = protocol::encode_to_worker(ToWorker::WarmUp { heap_bytes: 8 << 20 });
+    assert!(run_handler(&msg).is_empty());
+    let (msg, _) = protocol::encode_to_worker(analyze_request(13, "trace.4.bin", SMALL_TRACE));
+    let posted = run_handler(&msg);
+    let (outcome, _) = last_done(13, &posted);
+    assert_eq!(
+        outcome.events,
+        analyze_file("trace.4.bin", SMALL_TRACE, &Options::default()).events
+    );
+}
+
+#[wasm_bindgen_test]
 fn handler_rejects_a_malformed_request_with_its_id() {
     let msg = js_sys::Object::new();
     js_sys::Reflect::set(
