@@ -91,9 +91,7 @@ impl ToWorker {
             _ => None,
         }
     }
-}
 
-impl ToWorker {
     /// Makes a file request one for the unpacking half of a file on two
     /// workers: the raw trace goes to `port` (no-op for other requests).
     pub fn set_relay(&mut self, port: web_sys::MessagePort) {

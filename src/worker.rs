@@ -5,7 +5,7 @@
 use crate::clock::{epoch_ms, now_ms};
 use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker};
 use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file};
-use d9lens_core::container::Unpack;
+use d9lens_core::container::{self, Container, Unpack};
 use d9lens_core::s3::catalog::Catalog;
 use d9lens_core::s3::listing_plan::ListingPlan;
 use d9lens_core::s3::{ListPage, parse_list_page};
@@ -87,10 +87,9 @@ fn take_file(
 ) {
     post(FromWorker::Progress {
         id,
-        phase: if bytes.starts_with(&[0x1f, 0x8b]) {
-            Phase::Inflating
-        } else {
-            Phase::Decoding
+        phase: match container::sniff(&bytes) {
+            Ok(Container::Gzip) => Phase::Inflating,
+            _ => Phase::Decoding,
         },
         bytes: bytes.len() as u64,
         events: 0,

@@ -147,19 +147,8 @@ impl Pool {
 
     /// Drops every queued job and restarts busy workers (their results would be stale).
     pub fn cancel_all(&self) {
-        let mut restart = Vec::new();
-        {
-            let mut inner = self.inner.borrow_mut();
-            inner.queue.clear();
-            for (index, slot) in inner.slots.iter().enumerate() {
-                if slot.busy.is_some() {
-                    restart.push(index);
-                }
-            }
-        }
-        for index in restart {
-            replace_slot(&self.inner, index);
-        }
+        self.inner.borrow_mut().queue.clear();
+        replace_busy(&self.inner, |_| true);
     }
 }
 
@@ -269,11 +258,16 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
 /// Replaces the workers still busy with file `id` (which failed): the other
 /// half of a file on two workers would wait for it forever.
 fn replace_partners(inner: &Rc<RefCell<Inner>>, id: u32) {
-    let partners: Vec<usize> = (inner.borrow().slots.iter().enumerate())
-        .filter(|(_, slot)| slot.busy == Some(id))
+    replace_busy(inner, |busy| busy == id);
+}
+
+/// Replaces every worker busy with a file that `which` picks.
+fn replace_busy(inner: &Rc<RefCell<Inner>>, which: impl Fn(u32) -> bool) {
+    let picked: Vec<usize> = (inner.borrow().slots.iter().enumerate())
+        .filter(|(_, slot)| slot.busy.is_some_and(&which))
         .map(|(index, _)| index)
         .collect();
-    for index in partners {
+    for index in picked {
         replace_slot(inner, index);
     }
 }
