@@ -6,7 +6,7 @@
 #![no_main]
 
 use d9lens_core::analysis::{FileAnalysis, FileOutcome, Merger, Options, analyze_file};
-use d9lens_core::trace::{TracePart, TraceParser, find_cut, parse_trace};
+use d9lens_core::trace::{STREAM_HEADER, TracePart, TraceParser, find_cut, parse_trace};
 use d9lens_core::report::text;
 use libfuzzer_sys::fuzz_target;
 
@@ -18,7 +18,7 @@ const MAX_INFLATED: usize = 64 << 20;
 fn joined_at_cut(data: &[u8]) {
     let Some(at) = find_cut(data) else { return };
     let mut front = TraceParser::default();
-    front.push(&data[..at]);
+    front.push(&data[..at + STREAM_HEADER]);
     let joined = front.finish_with(TracePart::decode(at, &data[at..]), &data[at..]);
     let outcome = |parsed| serde_json::to_string(&FileOutcome::new("fuzz.bin", 0, Ok(parsed))).unwrap();
     assert_eq!(outcome(joined), outcome(parse_trace(data)), "decoded in two parts, another outcome");

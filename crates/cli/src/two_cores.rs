@@ -2,11 +2,12 @@
 //! decodes what is inflated so far. Inflating is the faster of the two, so
 //! when it is done the inflating thread takes the back half of the bytes the
 //! decoder has not reached and decodes them itself (`trace::TracePart`);
-//! the decoder joins the two parts.
+//! the decoder gets the stream header at the cut at once, so it finishes
+//! its last sub-stream meanwhile, then joins the two parts.
 
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::container::{ContainerError, Gunzip};
-use d9lens_core::trace::{TraceParser, TracePart, find_cut};
+use d9lens_core::trace::{STREAM_HEADER, TraceParser, TracePart, find_cut};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Read;
@@ -89,11 +90,15 @@ fn inflate(mut file: File, blocks: &Blocks, max_inflated: usize) -> std::io::Res
     }
 }
 
-/// Splits what the decoder has not taken yet: the front goes back to it, the
-/// tail (from a sub-stream header) is decoded here. Closes the queue.
+/// Splits what the decoder has not taken yet: the front and the header at
+/// the cut go back to it, the tail (from that header) is decoded here.
+/// Closes the queue.
 fn decode_tail(blocks: &Blocks, inflated: usize) -> Option<(TracePart, Vec<u8>)> {
     let mut front = blocks.take_all().concat();
     let tail = find_cut(&front).map(|cut| front.split_off(cut));
+    if let Some(tail) = &tail {
+        front.extend_from_slice(&tail[..STREAM_HEADER]);
+    }
     blocks.close_with(front);
     let tail = tail?;
     Some((TracePart::decode(inflated - tail.len(), &tail), tail))
@@ -111,7 +116,7 @@ pub fn analyze_gzip(name: &str, file: File, opts: &Options) -> Result<FileOutcom
                     None
                 }
             };
-            inflated.map(|r| (r.map(|_| ()), tail))
+            inflated.map(|r| (r, tail))
         });
         let mut parser = TraceParser::default();
         while let Some(block) = blocks.pop() {
@@ -119,8 +124,8 @@ pub fn analyze_gzip(name: &str, file: File, opts: &Options) -> Result<FileOutcom
         }
         let inflated = inflater.join().expect("the inflater thread does not panic");
         let (inflated, tail) = inflated.map_err(|e| format!("{name}: {e}"))?;
-        let raw_bytes = parser.len() + tail.as_ref().map_or(0, |t| t.1.len());
-        let parsed = inflated.map(|()| match tail {
+        let raw_bytes = *inflated.as_ref().unwrap_or(&0);
+        let parsed = inflated.map(|_| match tail {
             Some((part, rest)) => parser.finish_with(part, &rest),
             None => parser.finish(),
         });

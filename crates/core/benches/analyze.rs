@@ -3,7 +3,8 @@
 //! Run: `cargo bench -p d9lens-core --bench analyze -- --sample-size 10`
 //! (see docs/benchmarks.md for recorded numbers).
 //!
-//! * `demo-trace/gunzip`       — inflating demo-trace.bin (4.2 MB gzip → 12.3 MB raw)
+//! * `demo-trace/gunzip`       — inflating demo-trace.bin (4.2 MB gzip → 12.3 MB raw), natively with zlib-rs
+//! * `demo-trace/gunzip_miniz` — the same with miniz_oxide, the page's engine
 //! * `demo-trace/decode`       — `parse_trace` of the raw demo trace (~570k events)
 //! * `demo-trace/analyze_file` — the whole per-file path: gunzip + decode + analysis
 //! * `rotation/merge_render`   — merging the 5 rotation partials, `finish` and text render
@@ -11,6 +12,8 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use d9lens_core::analysis::{Merger, Options, Partial, analyze_file};
+use d9lens_core::container::Gunzip;
+use d9lens_core::inflate::Miniz;
 use d9lens_core::{container, report, trace};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -53,6 +56,17 @@ fn demo(c: &mut Criterion) {
             container::raw_trace(black_box(&gz), opts.max_inflated_bytes)
                 .unwrap()
                 .len()
+        })
+    });
+
+    // The page's engine, for comparison with the native one above.
+    g.bench_function("gunzip_miniz", |b| {
+        b.iter(|| {
+            let mut gunzip = Gunzip::<Miniz>::with_engine(opts.max_inflated_bytes);
+            let mut out = Vec::with_capacity(raw.len());
+            gunzip.feed(black_box(&gz), &mut out).unwrap();
+            gunzip.finish().unwrap();
+            out.len()
         })
     });
 

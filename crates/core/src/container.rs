@@ -2,8 +2,7 @@
 //! content, never by file name. Inflation is capped so a hostile or broken
 //! gzip cannot exhaust memory.
 
-use miniz_oxide::inflate::stream::{InflateState, MinReset, inflate};
-use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+use crate::inflate::{Inflater, Native};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
@@ -203,10 +202,10 @@ pub fn inflated_size_hint(gz: &[u8], max_inflated: usize) -> usize {
 
 /// Streaming gunzip (RFC 1952, members back to back): compressed bytes go in
 /// as they arrive, inflated bytes come out; only the inflate window and a few
-/// header bytes are kept.
-pub struct Gunzip {
+/// header bytes are kept. `E` inflates each member's deflate stream.
+pub struct Gunzip<E = Native> {
     stage: Stage,
-    inflate: Box<InflateState>,
+    inflate: E,
     /// Bytes of a header or trailer seen so far (they may straddle feeds).
     pending: Vec<u8>,
     /// Compressed bytes consumed, for error offsets.
@@ -215,8 +214,6 @@ pub struct Gunzip {
     member_out: u64,
     total_out: usize,
     max: usize,
-    /// Inflate output lands here, then moves to the caller's buffer.
-    window: Vec<u8>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,16 +231,21 @@ const WINDOW: usize = 1 << 16;
 
 impl Gunzip {
     pub fn new(max_inflated: usize) -> Self {
+        Self::with_engine(max_inflated)
+    }
+}
+
+impl<E: Inflater> Gunzip<E> {
+    pub fn with_engine(max_inflated: usize) -> Self {
         Self {
             stage: Stage::Header,
-            inflate: InflateState::new_boxed(DataFormat::Raw),
+            inflate: E::new(),
             pending: Vec::new(),
             offset: 0,
             members: 0,
             member_out: 0,
             total_out: 0,
             max: max_inflated,
-            window: vec![0; WINDOW],
         }
     }
 
@@ -305,7 +307,7 @@ impl Gunzip {
                 self.pending.clear();
                 self.stage = Stage::Body;
                 self.member_out = 0;
-                self.inflate.reset_as(MinReset);
+                self.inflate.reset();
                 Ok(len - before)
             }
             Ok(None) if self.pending.len() < HEADER_MAX => Ok(take),
@@ -318,24 +320,24 @@ impl Gunzip {
     fn body(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<usize, ContainerError> {
         let mut used = 0;
         loop {
-            let r = inflate(&mut self.inflate, &input[used..], &mut self.window, MZFlush::None);
-            used += r.bytes_consumed;
-            let written = r.bytes_written;
+            let before = out.len();
+            let r = self.inflate.step(&input[used..], out, WINDOW);
+            used += r.consumed;
+            let written = r.written;
             if self.total_out + written > self.max {
+                out.truncate(before);
                 return Err(ContainerError::TooLarge { limit: self.max });
             }
-            out.extend_from_slice(&self.window[..written]);
             self.total_out += written;
             self.member_out += written as u64;
-            match r.status {
-                Ok(MZStatus::StreamEnd) => {
+            match r.ended {
+                Ok(true) => {
                     self.stage = Stage::Trailer;
                     self.members += 1;
                     return Ok(used);
                 }
-                // `Buf`: nothing to do without more input.
-                Ok(_) | Err(MZError::Buf) => {
-                    let stalled = r.bytes_consumed == 0 && written == 0;
+                Ok(false) => {
+                    let stalled = r.consumed == 0 && written == 0;
                     if stalled || (used == input.len() && written < WINDOW) {
                         return Ok(used);
                     }
@@ -343,7 +345,7 @@ impl Gunzip {
                 Err(e) => {
                     return Err(Self::corrupt(
                         self.offset + used as u64,
-                        format!("invalid deflate data ({e:?})"),
+                        format!("invalid deflate data ({e})"),
                     ));
                 }
             }
@@ -410,6 +412,7 @@ fn header_len(b: &[u8]) -> Result<Option<usize>, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inflate::{Miniz, ZlibRs};
     use miniz_oxide::deflate::compress_to_vec;
 
     fn gzip_member(data: &[u8]) -> Vec<u8> {
@@ -429,8 +432,8 @@ mod tests {
     }
 
     /// Feeds `gz` in pieces of `step` bytes.
-    fn gunzip_in_steps(gz: &[u8], step: usize) -> Result<Vec<u8>, ContainerError> {
-        let mut g = Gunzip::new(1 << 20);
+    fn gunzip_in_steps<E: Inflater>(gz: &[u8], step: usize) -> Result<Vec<u8>, ContainerError> {
+        let mut g = Gunzip::<E>::with_engine(1 << 20);
         let mut out = Vec::new();
         for piece in gz.chunks(step) {
             g.feed(piece, &mut out)?;
@@ -440,6 +443,11 @@ mod tests {
 
     #[test]
     fn streaming_gives_the_same_bytes_whatever_the_pieces() {
+        streaming_case::<Miniz>();
+        streaming_case::<ZlibRs>();
+    }
+
+    fn streaming_case<E: Inflater>() {
         // A member with a file name (a header longer than 10 bytes), then one
         // more member, then zero padding.
         let mut gz = gzip_member(b"TRC\0\x01first member ");
@@ -451,7 +459,7 @@ mod tests {
         let whole = gunzip(&gz, 1 << 22).unwrap();
         assert_eq!(whole.len(), 18 + big.len());
         for step in [1, 2, 7, 10, 11, 4096, gz.len()] {
-            let mut g = Gunzip::new(1 << 22);
+            let mut g = Gunzip::<E>::with_engine(1 << 22);
             let mut out = Vec::new();
             for piece in gz.chunks(step) {
                 g.feed(piece, &mut out).unwrap();
@@ -465,18 +473,54 @@ mod tests {
             b"\x1f\x8c\x08\0\0",
             b"\x1f\x8b",
         ] {
-            assert_eq!(gunzip_in_steps(bad, 1), gunzip_in_steps(bad, bad.len()), "{bad:?}");
+            assert_eq!(
+                gunzip_in_steps::<E>(bad, 1),
+                gunzip_in_steps::<E>(bad, bad.len()),
+                "{bad:?}"
+            );
         }
         // Cut anywhere inside the last member: finish says so.
         let cut = &gz[..gz.len() - 20];
         assert!(matches!(
-            gunzip_in_steps(cut, 3),
+            gunzip_in_steps::<E>(cut, 3),
             Err(ContainerError::CorruptGzip { .. })
         ));
         assert!(matches!(
-            gunzip_in_steps(&gz[..5], 1),
+            gunzip_in_steps::<E>(&gz[..5], 1),
             Err(ContainerError::CorruptGzip { .. })
         ));
+    }
+
+    #[test]
+    fn both_engines_agree_on_whole_damaged_and_oversized_members() {
+        let data: Vec<u8> = (0..200_000u32).flat_map(|i| (i / 7 % 1000).to_le_bytes()).collect();
+        let gz = gzip_member(&data);
+        let damage = [
+            None,
+            Some(10),
+            Some(11),
+            Some(gz.len() / 3),
+            Some(gz.len() / 2),
+            Some(gz.len() - 9),
+        ];
+        for at in damage {
+            let mut g = gz.clone();
+            if let Some(at) = at {
+                g[at] ^= 0x5a;
+            }
+            let (m, z) = (gunzip_in_steps::<Miniz>(&g, 4096), gunzip_in_steps::<ZlibRs>(&g, 4096));
+            match (&m, &z) {
+                (Ok(a), Ok(b)) => assert!(a == b && (at.is_some() || *a == data), "{at:?}"),
+                (Err(a @ ContainerError::CorruptGzip { .. }), Err(b @ ContainerError::CorruptGzip { .. })) => {
+                    assert_eq!(a.offset(), b.offset(), "{at:?}");
+                }
+                _ => panic!("damage at {at:?}: miniz {m:?}, zlib-rs {z:?}"),
+            }
+        }
+        let bomb = gzip_member(&vec![0u8; 3 << 20]);
+        let limit = Err(ContainerError::TooLarge { limit: 1 << 20 });
+        assert_eq!(gunzip_in_steps::<Miniz>(&bomb, 1000), limit);
+        assert_eq!(gunzip_in_steps::<ZlibRs>(&bomb, 1000), limit);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod fmt;
 pub mod frames;
 pub mod hashing;
 pub mod hdr;
+pub mod inflate;
 mod parallel;
 pub mod report;
 pub mod s3;

@@ -6,7 +6,7 @@ mod common;
 
 use d9lens_core::analysis::{FileAnalysis, FileOutcome, Partial, TraceAnalysis, analyze_file};
 use d9lens_core::container::Unpack;
-use d9lens_core::trace::{DecodeFailure, ParsedTrace, TraceParser, TracePart, find_cut, parse_trace};
+use d9lens_core::trace::{DecodeFailure, ParsedTrace, STREAM_HEADER, TraceParser, TracePart, find_cut, parse_trace};
 use dial9_trace_format::decoder::Decoder;
 use dial9_trace_format::encoder::Encoder;
 use dial9_trace_format::schema::FieldDef;
@@ -231,11 +231,11 @@ fn unpacking_and_analysis_in_two_halves_give_the_same_outcome_as_one() {
     assert_eq!(two_halves("seg", b"", 1).error.unwrap().message, "empty file (0 bytes)");
 }
 
-/// Decodes `raw` cut at `at`: the bytes before it in pieces by a parser, the
-/// rest apart (as the CLI's two threads do), then joined.
+/// Decodes `raw` cut at `at`: the bytes before it and the header there in
+/// pieces by a parser, the rest apart (as the CLI's two threads do), then joined.
 fn split_parse(raw: &[u8], at: usize) -> (ParsedTrace, Option<DecodeFailure>) {
     let mut front = TraceParser::default();
-    for chunk in raw[..at].chunks(65_536 + 7) {
+    for chunk in raw[..(at + STREAM_HEADER).min(raw.len())].chunks(65_536 + 7) {
         front.push(chunk);
     }
     let part = TracePart::decode(at, &raw[at..]);
@@ -364,6 +364,12 @@ fn fixtures_cut_in_two_join_into_the_whole() {
         for &at in cuts.iter().step_by(cuts.len().div_ceil(4)) {
             assert_eq!(fingerprint(split_parse(&raw, at), &[]), whole, "{rel} cut at {at}");
         }
+        // A parser not fed the header at the cut decodes the rest itself.
+        let at = cuts[cuts.len() / 2];
+        let mut front = TraceParser::default();
+        front.push(&raw[..at]);
+        let joined = front.finish_with(TracePart::decode(at, &raw[at..]), &raw[at..]);
+        assert_eq!(fingerprint(joined, &[]), whole, "{rel} cut at {at}, no header fed");
         // The cut nearest to the middle.
         let at = find_cut(&raw).expect("a cut");
         let mid = raw.len() / 2;

@@ -91,7 +91,8 @@ impl TraceParser {
 }
 
 /// Length of a stream header: the magic and a version byte.
-pub(super) const HEADER: usize = 5;
+pub const STREAM_HEADER: usize = 5;
+pub(super) const HEADER: usize = STREAM_HEADER;
 
 /// The walk over a trace's sub-streams. A file is many streams back to back,
 /// each starting with `TRC\0` + version (a reset of schemas, pools and the

@@ -10,7 +10,7 @@ mod split;
 mod symbols;
 mod time_order;
 
-pub use decode::{DecodeFailure, TraceParser, parse_trace};
+pub use decode::{DecodeFailure, STREAM_HEADER, TraceParser, parse_trace};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
 pub use split::{TracePart, find_cut};

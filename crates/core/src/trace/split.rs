@@ -19,7 +19,8 @@ pub struct TracePart {
 }
 
 /// Where to cut `raw`, bytes not decoded yet, in two parts of about equal
-/// work: the header candidate nearest to the middle.
+/// work: the header candidate nearest to the middle. The `STREAM_HEADER`
+/// bytes from the cut on are all there.
 pub fn find_cut(raw: &[u8]) -> Option<usize> {
     let target = raw.len() / 2;
     let mut best: Option<usize> = None;
@@ -46,16 +47,16 @@ impl TracePart {
 }
 
 impl TraceParser {
-    /// Finishes a parse that was fed every byte before `part`'s offset;
-    /// `rest` holds the bytes from there on (those `part` decoded).
+    /// Finishes a parse that was fed every byte before `part`'s offset and
+    /// the stream header there: the header tells the walk that the sub-stream
+    /// before it is complete, so feeding it early has that one decoded while
+    /// `part` is. `rest` holds the bytes from the offset on (those `part` decoded).
     pub fn finish_with(mut self, part: TracePart, rest: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
-        let fed_up_to_cut = self.len() == part.at;
-        // The header at the cut tells the walk that the sub-stream before it is complete.
-        let (header, left) = rest.split_at(HEADER.min(rest.len()));
-        self.push(header);
-        let stands_on_cut = fed_up_to_cut && !self.walk.done && self.walk.base + self.walk.start == part.at;
-        if !stands_on_cut {
-            self.push(left);
+        let fed = self.len().checked_sub(part.at);
+        let on_cut = !self.walk.done && self.walk.base + self.walk.start == part.at;
+        if fed != Some(HEADER.min(rest.len())) || !on_cut {
+            // Decode the rest here, whatever of it was fed already.
+            self.push(&rest[fed.unwrap_or(0).min(rest.len())..]);
             return self.finish();
         }
         self.builder.append(part.builder);
