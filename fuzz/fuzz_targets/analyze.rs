@@ -16,7 +16,7 @@ const MAX_INFLATED: usize = 64 << 20;
 
 /// A raw trace cut where the CLI would cut it, each part decoded apart.
 fn joined_at_cut(data: &[u8]) {
-    let Some(at) = find_cut(data) else { return };
+    let Some(at) = find_cut(data, data.len() / 2) else { return };
     let mut front = TraceParser::default();
     front.push(&data[..at + STREAM_HEADER]);
     let joined = front.finish_with(TracePart::decode(at, &data[at..]), &data[at..]);

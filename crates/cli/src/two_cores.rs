@@ -1,9 +1,10 @@
 //! One gzip file on two cores. One thread reads and inflates while the other
 //! decodes what is inflated so far. Inflating is the faster of the two, so
 //! when it is done the inflating thread takes the back half of the bytes the
-//! decoder has not reached and decodes them itself (`trace::TracePart`);
-//! the decoder gets the stream header at the cut at once, so it finishes
-//! its last sub-stream meanwhile, then joins the two parts.
+//! decoder has not reached, from a sub-stream start on, and decodes them
+//! itself (`trace::TracePart`). The decoder goes on meanwhile, up to that
+//! start (its header tells it that its last sub-stream is complete), then
+//! joins the two parts.
 
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::container::{ContainerError, Gunzip};
@@ -41,8 +42,21 @@ impl Blocks {
         self.changed.notify_one();
     }
 
-    fn take_all(&self) -> Vec<Vec<u8>> {
-        self.lock().blocks.drain(..).collect()
+    /// Takes blocks from the back, at least half the queued bytes, in
+    /// order (the decoder goes on with those in front); also says how many
+    /// of the bytes taken are beyond that half.
+    fn take_back_half(&self) -> (Vec<Vec<u8>>, usize) {
+        let mut q = self.lock();
+        let half = q.blocks.iter().map(Vec::len).sum::<usize>() / 2;
+        let (mut back, mut taken) = (Vec::new(), 0);
+        while taken < half
+            && let Some(block) = q.blocks.pop_back()
+        {
+            taken += block.len();
+            back.push(block);
+        }
+        back.reverse();
+        (back, taken.saturating_sub(half))
     }
 
     /// Queues a last block, if not empty, and closes the queue.
@@ -90,16 +104,18 @@ fn inflate(mut file: File, blocks: &Blocks, max_inflated: usize) -> std::io::Res
     }
 }
 
-/// Splits what the decoder has not taken yet: the front and the header at
-/// the cut go back to it, the tail (from that header) is decoded here.
-/// Closes the queue.
+/// Splits the back of what the decoder has not taken yet at the sub-stream
+/// header nearest to the middle: the bytes before it and the header go back
+/// to the decoder, the tail (from the header on) is decoded here. Closes the
+/// queue.
 fn decode_tail(blocks: &Blocks, inflated: usize) -> Option<(TracePart, Vec<u8>)> {
-    let mut front = blocks.take_all().concat();
-    let tail = find_cut(&front).map(|cut| front.split_off(cut));
+    let (back, middle) = blocks.take_back_half();
+    let mut back = back.concat();
+    let tail = find_cut(&back, middle).map(|cut| back.split_off(cut));
     if let Some(tail) = &tail {
-        front.extend_from_slice(&tail[..STREAM_HEADER]);
+        back.extend_from_slice(&tail[..STREAM_HEADER]);
     }
-    blocks.close_with(front);
+    blocks.close_with(back);
     let tail = tail?;
     Some((TracePart::decode(inflated - tail.len(), &tail), tail))
 }

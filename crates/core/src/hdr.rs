@@ -45,6 +45,12 @@ impl Histogram {
     }
 
     pub fn merge(&mut self, other: &Histogram) {
+        if self.buckets.is_empty() {
+            // A copy of the tree is built in one go; inserting is per bucket.
+            self.buckets.clone_from(&other.buckets);
+            self.count += other.count;
+            return;
+        }
         for (&k, &c) in &other.buckets {
             *self.buckets.entry(k).or_default() += c;
         }
@@ -119,5 +125,21 @@ mod tests {
         h.record_f64(2.5);
         assert_eq!(h.min(), 1);
         assert_eq!(h.max(), 3);
+    }
+
+    #[test]
+    fn merging_equals_recording_everything_in_one() {
+        let values = [3u64, 3, 2_047, 2_048, 9_999, 123_456_789, 7];
+        let (mut a, mut b, mut all) = (Histogram::default(), Histogram::default(), Histogram::default());
+        values[..3].iter().for_each(|&v| a.record(v));
+        values[3..].iter().for_each(|&v| b.record(v));
+        values.iter().for_each(|&v| all.record(v));
+        let mut merged = Histogram::default();
+        merged.merge(&a);
+        assert_eq!(merged, a, "into an empty one: a copy");
+        merged.merge(&b);
+        assert_eq!(merged, all);
+        merged.merge(&Histogram::default());
+        assert_eq!(merged, all);
     }
 }

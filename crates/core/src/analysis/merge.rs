@@ -169,9 +169,14 @@ pub(super) struct Acc {
     pub(super) flags: FlagCounts,
 }
 
-fn merge_hist(dst: &mut IndexMap<String, Histogram>, src: &IndexMap<String, Histogram>) {
+fn merge_hist(dst: &mut IndexMap<String, Histogram>, src: IndexMap<String, Histogram>) {
     for (k, h) in src {
-        dst.entry(k.clone()).or_default().merge(h);
+        match dst.entry(k) {
+            indexmap::map::Entry::Occupied(mut o) => o.get_mut().merge(&h),
+            indexmap::map::Entry::Vacant(v) => {
+                v.insert(h);
+            }
+        }
     }
 }
 
@@ -200,7 +205,7 @@ impl Acc {
             d.sched_waits.extend(&ws.sched_waits);
             d.poll_ns += ws.poll_ns;
         }
-        merge_hist(&mut self.poll_durations, &p.poll_durations);
+        merge_hist(&mut self.poll_durations, std::mem::take(&mut p.poll_durations));
         let remap = self.frames.absorb(std::mem::take(&mut p.frames));
         self.long_poll_count += p.long_poll_count;
         self.long_polls
@@ -223,8 +228,11 @@ impl Acc {
         self.delay_high += p.delay_high;
         self.delay_worst.append(&mut p.delay_worst);
         keep_worst(&mut self.delay_worst, |d| d.delay);
-        if let Some(h) = &p.delay_hist {
-            self.delay_hist.get_or_insert_with(Histogram::default).merge(h);
+        if let Some(h) = p.delay_hist.take() {
+            match &mut self.delay_hist {
+                Some(acc) => acc.merge(&h),
+                None => self.delay_hist = Some(h),
+            }
         } else if compat_dir {
             self.delay_hist.get_or_insert_with(Histogram::default);
         }
@@ -241,7 +249,7 @@ impl Acc {
         for (k, v) in &p.in_poll_by_loc {
             *self.in_poll_by_loc.entry(k.clone()).or_default() += v;
         }
-        merge_hist(&mut self.span_stats, &p.span_stats);
+        merge_hist(&mut self.span_stats, std::mem::take(&mut p.span_stats));
         self.memory.merge(std::mem::take(&mut p.memory), &remap);
         let s = &mut self.setup;
         s.symbols += p.setup.symbols;

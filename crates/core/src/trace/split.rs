@@ -18,11 +18,10 @@ pub struct TracePart {
     walk: Walk,
 }
 
-/// Where to cut `raw`, bytes not decoded yet, in two parts of about equal
-/// work: the header candidate nearest to the middle. The `STREAM_HEADER`
-/// bytes from the cut on are all there.
-pub fn find_cut(raw: &[u8]) -> Option<usize> {
-    let target = raw.len() / 2;
+/// Where to cut `raw`, bytes not decoded yet, past its start: the header
+/// candidate nearest to `target` (the middle, for two parts of about equal
+/// work). The `STREAM_HEADER` bytes from the cut on are all there.
+pub fn find_cut(raw: &[u8], target: usize) -> Option<usize> {
     let mut best: Option<usize> = None;
     for c in memchr::memmem::find_iter(raw, &TRACE_MAGIC).filter(|&c| c > 0 && c + HEADER <= raw.len()) {
         if best.is_none_or(|b| c.abs_diff(target) < b.abs_diff(target)) {
