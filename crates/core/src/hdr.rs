@@ -4,6 +4,7 @@
 //! histogram reports the bucket's highest equivalent. The percentile rank rounds
 //! half up (unlike the `hdrhistogram` crate's ceil), so this is hand-built.
 
+use crate::hashing::FastMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -96,6 +97,30 @@ impl Histogram {
     }
 }
 
+/// Values counted by bucket in a hash map, for the many values of one
+/// analysis pass (a tree walk per value costs several times more); the tree
+/// is built once, by `into_histogram`.
+#[derive(Debug, Default)]
+pub struct Tally {
+    buckets: FastMap<u64, u64>,
+    count: u64,
+}
+
+impl Tally {
+    /// Records `max(1, value)`, as `Histogram::record` does.
+    pub fn record(&mut self, value: u64) {
+        *self.buckets.entry(lowest_equivalent(value.max(1))).or_default() += 1;
+        self.count += 1;
+    }
+
+    pub fn into_histogram(self) -> Histogram {
+        Histogram {
+            buckets: self.buckets.into_iter().collect(),
+            count: self.count,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +150,18 @@ mod tests {
         h.record_f64(2.5);
         assert_eq!(h.min(), 1);
         assert_eq!(h.max(), 3);
+    }
+
+    #[test]
+    fn a_tally_gives_the_histogram_of_its_values() {
+        let values = [0u64, 1, 3, 3, 2_047, 2_048, 2_049, 9_999, 123_456_789, u64::MAX];
+        let (mut tally, mut h) = (Tally::default(), Histogram::default());
+        for v in values {
+            tally.record(v);
+            h.record(v);
+        }
+        assert_eq!(tally.into_histogram(), h);
+        assert_eq!(Tally::default().into_histogram(), Histogram::default());
     }
 
     #[test]

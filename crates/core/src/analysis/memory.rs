@@ -6,7 +6,7 @@ use super::stacks::{FrameId, FrameTable, Remap, Symbolizer};
 use crate::hashing::FastMap;
 use crate::hashing::FastSet;
 use crate::report::{AllocSite, Memory, TaskAlloc};
-use crate::trace::{ParsedTrace, WorkerEventKind};
+use crate::trace::{ParsedTrace, WorkerEvent, WorkerEventKind};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -44,14 +44,18 @@ pub struct MemoryPartial {
 }
 
 impl MemoryPartial {
-    pub fn from_trace(trace: &ParsedTrace, symbolizer: &mut Symbolizer<'_>) -> MemoryPartial {
+    /// `workers`: the trace's worker events (the caller has taken them out).
+    pub fn from_trace(
+        trace: &ParsedTrace,
+        workers: &BTreeMap<u64, Vec<WorkerEvent>>,
+        symbolizer: &mut Symbolizer<'_>,
+    ) -> MemoryPartial {
         let freed: FastSet<(u64, u64)> = trace.frees.iter().map(|f| (f.addr, f.alloc_ts)).collect();
         // Per worker, PollStarts in file order (the reference does not re-sort them).
         let polls: BTreeMap<u64, Vec<(u64, u64)>> = if trace.allocs.is_empty() {
             BTreeMap::new()
         } else {
-            trace
-                .workers
+            workers
                 .iter()
                 .map(|(&w, events)| {
                     let starts = events.iter().filter_map(|e| match e.kind {

@@ -5,7 +5,7 @@ use super::red_flags::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains};
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
-use crate::hdr::Histogram;
+use crate::hdr::{Histogram, Tally};
 use crate::parallel::join;
 use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable, WorkerEventKind};
 use indexmap::IndexMap;
@@ -122,48 +122,41 @@ impl Partial {
         let max_ts = trace.bounds.map_or(0, |b| b.1);
         let mut frames = FrameTable::default();
         let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
-        // The workers' timelines, polls and delays ‖ what needs only spans,
-        // samples and allocations.
-        let ((tl, mut polls, delays), (spans, span_stats, memory, setup, cpu_groups)) = {
+        // The workers' timelines, polls and delays ‖ the spans: the two
+        // that need the decoded worker and span events (about equal work).
+        let ((tl, mut polls, delays, setup), spans) = {
             let trace = &trace;
-            let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
             join(
                 || {
                     let tl = workers::build(trace, max_ts);
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, &trace.wakes, &loc);
-                    (tl, polls, delays)
+                    (tl, polls, delays, setup(trace))
                 },
-                || {
-                    let on_cpu = trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU);
-                    let spans = trace::build_spans(&trace.span_events, &trace.strings);
-                    let span_stats = span_stats(&spans, &trace.strings);
-                    (
-                        spans,
-                        span_stats,
-                        MemoryPartial::from_trace(trace, &mut symbolizer),
-                        setup(trace),
-                        group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer),
-                    )
-                },
+                || trace::build_spans(&trace.span_events, &trace.strings),
             )
         };
-        let decoded = (
+        // Freed by the second branch below, as soon as it is done with them.
+        let (workers, span_events) = (
             std::mem::take(&mut trace.workers),
             std::mem::take(&mut trace.span_events),
         );
-        // Spans per poll ‖ the stacks of the long polls and off-CPU samples.
-        let (busy_polls, off_cpu) = {
+        // What the spans give ‖ every stack: allocations, CPU samples, the
+        // long polls (only those that survived the cut) and off-CPU samples.
+        let ((busy_polls, span_stats), (memory, cpu_groups, off_cpu)) = {
             let trace = &trace;
             let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
             let long_polls = &mut polls.long_polls;
             join(
-                || busy_polls(&spans, &tl),
+                || (busy_polls(&spans, &tl), span_stats(&spans, &trace.strings)),
                 || {
-                    drop(decoded);
-                    // Stacks are symbolized only for the polls that survive the cut.
+                    drop(span_events);
+                    let memory = MemoryPartial::from_trace(trace, &workers, &mut symbolizer);
+                    drop(workers);
+                    let on_cpu = trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU);
+                    let cpu_groups = group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer);
                     symbolize_long_polls(long_polls, &tl, trace, &mut symbolizer);
-                    OffCpuStats::new(trace, &tl, &loc, &mut symbolizer)
+                    (memory, cpu_groups, OffCpuStats::new(trace, &tl, &loc, &mut symbolizer))
                 },
             )
         };
@@ -237,7 +230,7 @@ impl PollStats {
     fn new(tl: &workers::Timelines, file: &str, loc: &impl Fn(Option<StrId>) -> Option<String>) -> Self {
         let mut s = PollStats::default();
         // Keyed by id while counting; names (and their first-seen order) at the end.
-        let mut durations: FastIndexMap<Option<StrId>, Histogram> = FastIndexMap::default();
+        let mut durations: FastIndexMap<Option<StrId>, Tally> = FastIndexMap::default();
         for (&w, wt) in &tl.workers {
             let ws = s.worker_stats.entry(w).or_default();
             let contention = s.contention.entry(w).or_default();
@@ -280,7 +273,7 @@ impl PollStats {
         }
         for (id, h) in durations {
             let key = loc(id).unwrap_or_else(|| "(unknown)".into());
-            s.durations.entry(key).or_default().merge(&h);
+            s.durations.entry(key).or_default().merge(&h.into_histogram());
         }
         keep_worst(&mut s.long_polls, |l| l.dur);
         s
@@ -298,11 +291,11 @@ struct DelayStats {
 
 impl DelayStats {
     fn new(tl: &workers::Timelines, wakes: &[trace::Wake], loc: &impl Fn(Option<StrId>) -> Option<String>) -> Self {
-        let (mut total, mut over_5ms, mut hist) = (0, 0, None::<Histogram>);
+        let (mut total, mut over_5ms, mut hist) = (0, 0, None::<Tally>);
         let mut high = Vec::new();
         delays::for_each(tl, wakes, |d| {
             total += 1;
-            hist.get_or_insert_with(Histogram::default).record(d.delay.max(1));
+            hist.get_or_insert_with(Tally::default).record(d.delay);
             over_5ms += u64::from(d.delay > 5_000_000);
             if d.delay > 1_000_000 {
                 high.push(d);
@@ -326,7 +319,7 @@ impl DelayStats {
             total,
             high: high_count,
             over_5ms,
-            hist,
+            hist: hist.map(Tally::into_histogram),
             worst,
         }
     }
@@ -376,16 +369,13 @@ impl OffCpuStats {
 
 /// Span durations by name, in order of first start.
 fn span_stats(spans: &trace::Spans, strings: &trace::Strings) -> IndexMap<String, Histogram> {
-    let mut by_name: FastIndexMap<StrId, Histogram> = FastIndexMap::default();
+    let mut by_name: FastIndexMap<StrId, Tally> = FastIndexMap::default();
     for span in &spans.spans {
-        by_name
-            .entry(span.name)
-            .or_default()
-            .record((span.end - span.start).max(1));
+        by_name.entry(span.name).or_default().record(span.end - span.start);
     }
     by_name
         .into_iter()
-        .map(|(name, h)| (strings.get(name).to_string(), h))
+        .map(|(name, t)| (strings.get(name).to_string(), t.into_histogram()))
         .collect()
 }
 
