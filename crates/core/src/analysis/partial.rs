@@ -122,18 +122,19 @@ impl Partial {
         let max_ts = trace.bounds.map_or(0, |b| b.1);
         let mut frames = FrameTable::default();
         let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
-        // The workers' timelines, polls and delays ‖ the spans: the two
-        // that need the decoded worker and span events (about equal work).
-        let ((tl, mut polls, delays, setup), spans) = {
+        // What needs the decoded worker and span events, in two about equal
+        // halves: the workers' timelines, polls and delays ‖ the spans and
+        // the setup counts.
+        let ((tl, mut polls, delays), (spans, setup)) = {
             let trace = &trace;
             join(
                 || {
                     let tl = workers::build(trace, max_ts);
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, &trace.wakes, &loc);
-                    (tl, polls, delays, setup(trace))
+                    (tl, polls, delays)
                 },
-                || trace::build_spans(&trace.span_events, &trace.strings),
+                || (trace::build_spans(&trace.span_events, &trace.strings), setup(trace)),
             )
         };
         // Freed by the second branch below, as soon as it is done with them.

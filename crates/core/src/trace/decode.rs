@@ -3,6 +3,8 @@
 use super::fields::{Field, Fields, Slots, as_u64};
 use super::model::*;
 use crate::container::TRACE_MAGIC;
+use crate::hashing::FastMap;
+use crate::parallel::join;
 use crate::report::Frame;
 use dial9_trace_format::decoder::{DecodeError, Decoder, RawEvent};
 use dial9_trace_format::types::FieldValueRef;
@@ -540,22 +542,35 @@ impl Builder {
         self.trace.span_events.push(TimedSpanEvent { ts, event });
     }
 
-    pub(super) fn finish(mut self) -> ParsedTrace {
-        let t = &mut self.trace;
-        for (addr, depth, frame) in self.symbols {
-            t.symbols.insert(addr, depth, frame);
-        }
-        t.workers = self.workers.into_iter().collect();
-        t.clock_anchors.sort_by_key(|a| a.0);
-        let single = t.span_events.iter().filter_map(|e| match e.event {
-            SpanEvent::Single { start, end, .. } => Some([start, end]),
-            _ => None,
-        });
-        let runtime = t.runtime_bounds.into_iter().flat_map(|(lo, hi)| [lo, hi]);
-        t.bounds = bounds(runtime.chain(single.flatten()));
-        t.gaps = thread_gaps(&t.workers);
-        attribute_samples(t);
-        self.trace
+    pub(super) fn finish(self) -> ParsedTrace {
+        let Builder {
+            mut trace,
+            workers,
+            symbols,
+            ..
+        } = self;
+        trace.workers = workers.into_iter().collect();
+        trace.clock_anchors.sort_by_key(|a| a.0);
+        let t = &mut trace;
+        // The symbol table and the time bounds ‖ thread hand-offs and the samples' workers.
+        join(
+            || {
+                for (addr, depth, frame) in symbols {
+                    t.symbols.insert(addr, depth, frame);
+                }
+                let single = t.span_events.iter().filter_map(|e| match e.event {
+                    SpanEvent::Single { start, end, .. } => Some([start, end]),
+                    _ => None,
+                });
+                let runtime = t.runtime_bounds.into_iter().flat_map(|(lo, hi)| [lo, hi]);
+                t.bounds = bounds(runtime.chain(single.flatten()));
+            },
+            || {
+                t.gaps = thread_gaps(&t.workers);
+                attribute_samples(&mut t.samples, &t.tid_to_worker, &t.gaps);
+            },
+        );
+        trace
     }
 }
 
@@ -594,13 +609,12 @@ fn thread_gaps(workers: &BTreeMap<u64, Vec<WorkerEvent>>) -> Vec<ThreadGap> {
 }
 
 /// Samples take the worker bound to their thread, except inside a hand-off gap.
-fn attribute_samples(t: &mut ParsedTrace) {
-    for s in &mut t.samples {
-        if let Some(&w) = t.tid_to_worker.get(&s.tid) {
+fn attribute_samples(samples: &mut [CpuSample], tid_to_worker: &FastMap<u64, u64>, gaps: &[ThreadGap]) {
+    for s in samples {
+        if let Some(&w) = tid_to_worker.get(&s.tid) {
             s.worker = w;
         }
-        let in_gap = t
-            .gaps
+        let in_gap = gaps
             .iter()
             .any(|g| (g.from_tid == s.tid || g.to_tid == s.tid) && s.ts >= g.start && s.ts < g.end);
         if in_gap {

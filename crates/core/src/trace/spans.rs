@@ -2,7 +2,7 @@
 //! as the reference's `buildSpanData` does it for the report.
 
 use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
-use super::time_order::sort_by_time;
+use super::time_order::{in_time_order, sort_by_time};
 use crate::hashing::FastIndexMap;
 use indexmap::IndexMap;
 use indexmap::map::Entry;
@@ -78,12 +78,10 @@ impl Record {
 }
 
 pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
-    // Stable by time, leaving the events in place.
-    let mut order: Vec<(u64, u32)> = events.iter().enumerate().map(|(i, e)| (e.ts, i as u32)).collect();
-    sort_by_time(&mut order);
     let mut records: FastIndexMap<u64, Record> = FastIndexMap::default();
     let mut out = Spans::default();
-    for e in order.into_iter().map(|(_, i)| &events[i as usize]) {
+    // Stable by time, leaving the events in place.
+    for e in in_time_order(events, |e| e.ts).map(|i| &events[i]) {
         match e.event {
             SpanEvent::Single { name, start, end } => out.spans.push(Span {
                 name,
