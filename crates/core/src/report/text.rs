@@ -5,6 +5,7 @@ use super::*;
 use crate::analysis::Options;
 use crate::fmt::{fmt_dur, grouped, pct, to_fixed};
 use crate::frames::{FrameKind, diagnose_stack, format_frame, frame_kind};
+use crate::hashing::FastMap;
 use std::fmt::Write;
 
 const HEAVY: &str = "============================================================";
@@ -327,40 +328,15 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
         } else {
             p.sched_samples.iter().map(|f| (1, f)).collect()
         };
+        // Samples often share a stack (the reference prints each sample's):
+        // each distinct one is diagnosed and written once.
+        let mut texts: FastMap<&[Frame], String> = FastMap::default();
         for (count, frames) in stacks {
             if improved {
                 o.line(format!("      ── {count} sample(s) with this stack:"));
             }
-            let d = diagnose_stack(frames);
-            if let Some(b) = d.blocker {
-                o.line(format!("      Blocked by:  {} (kernel)", b.symbol));
-            }
-            if let Some(s) = d.syscall {
-                o.line(format!("      Syscall:     {}", display(s)));
-            }
-            if let Some(t) = d.trigger {
-                o.line(format!("      Called from:  {}", display(t)));
-                if let Some(loc) = &t.location {
-                    o.line(format!("        at {loc}"));
-                }
-            }
-            if d.kernel_path.len() > 1 {
-                let path: Vec<&str> = d.kernel_path.iter().map(|f| f.symbol.as_str()).collect();
-                o.line(format!("      Kernel path: {}", path.join(" → ")));
-            }
-            if !d.app_frames.is_empty() {
-                o.line(format!("      App call chain ({} frames):", d.app_frames.len()));
-                let (head, more, tail) = elide(&d.app_frames);
-                for f in head {
-                    o.line(format!("        {}", display(f)));
-                }
-                if let Some(n) = more {
-                    o.line(format!("        ... {n} more frames ..."));
-                }
-                for f in tail {
-                    o.line(format!("        {}", display(f)));
-                }
-            }
+            let text = texts.entry(frames).or_insert_with(|| stack_lines(frames));
+            o.0.push_str(text);
         }
     }
     if !p.cpu_samples.is_empty() {
@@ -396,6 +372,42 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
         o.line("    (no profiling samples captured during this poll)");
     }
     o.line("");
+}
+
+/// The diagnosis of one blocking stack, as the report's lines.
+fn stack_lines(frames: &[Frame]) -> String {
+    let mut o = Out(String::new());
+    let d = diagnose_stack(frames);
+    if let Some(b) = d.blocker {
+        o.line(format!("      Blocked by:  {} (kernel)", b.symbol));
+    }
+    if let Some(s) = d.syscall {
+        o.line(format!("      Syscall:     {}", display(s)));
+    }
+    if let Some(t) = d.trigger {
+        o.line(format!("      Called from:  {}", display(t)));
+        if let Some(loc) = &t.location {
+            o.line(format!("        at {loc}"));
+        }
+    }
+    if d.kernel_path.len() > 1 {
+        let path: Vec<&str> = d.kernel_path.iter().map(|f| f.symbol.as_str()).collect();
+        o.line(format!("      Kernel path: {}", path.join(" → ")));
+    }
+    if !d.app_frames.is_empty() {
+        o.line(format!("      App call chain ({} frames):", d.app_frames.len()));
+        let (head, more, tail) = elide(&d.app_frames);
+        for f in head {
+            o.line(format!("        {}", display(f)));
+        }
+        if let Some(n) = more {
+            o.line(format!("        ... {n} more frames ..."));
+        }
+        for f in tail {
+            o.line(format!("        {}", display(f)));
+        }
+    }
+    o.0
 }
 
 fn lifecycle(o: &mut Out, l: &Lifecycle) {
