@@ -1,7 +1,7 @@
 //! Raw deflate engines behind `container::Gunzip`, which parses the gzip
 //! framing around them. The page uses miniz_oxide (the design's choice: small
 //! and quick to start in wasm); native builds use zlib-rs, a port of zlib-ng
-//! that inflates the demo trace ~1.45× faster (see docs/benchmarks.md).
+//! that inflates the demo trace ~1.4× faster (see docs/benchmarks.md).
 
 /// One deflate stream at a time, inflated in steps.
 pub trait Inflater {

@@ -169,7 +169,8 @@ pub(super) struct Acc {
     pub(super) flags: FlagCounts,
 }
 
-fn merge_hist(dst: &mut IndexMap<String, Histogram>, src: IndexMap<String, Histogram>) {
+/// Histograms by name folded into `dst` (a new name takes its histogram as is).
+pub(super) fn merge_hist(dst: &mut IndexMap<String, Histogram>, src: impl IntoIterator<Item = (String, Histogram)>) {
     for (k, h) in src {
         match dst.entry(k) {
             indexmap::map::Entry::Occupied(mut o) => o.get_mut().merge(&h),

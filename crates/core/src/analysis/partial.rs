@@ -1,6 +1,7 @@
 //! One trace file → its `Partial`: the per-file half of `accumulateTrace`.
 
 use super::memory::MemoryPartial;
+use super::merge::merge_hist;
 use super::red_flags::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains};
 use super::{delays, series, workers};
@@ -272,10 +273,10 @@ impl PollStats {
                 }
             }
         }
-        for (id, h) in durations {
-            let key = loc(id).unwrap_or_else(|| "(unknown)".into());
-            s.durations.entry(key).or_default().merge(&h.into_histogram());
-        }
+        let named = durations
+            .into_iter()
+            .map(|(id, t)| (loc(id).unwrap_or_else(|| "(unknown)".into()), t.into_histogram()));
+        merge_hist(&mut s.durations, named);
         keep_worst(&mut s.long_polls, |l| l.dur);
         s
     }

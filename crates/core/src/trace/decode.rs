@@ -94,7 +94,6 @@ impl TraceParser {
 
 /// Length of a stream header: the magic and a version byte.
 pub const STREAM_HEADER: usize = 5;
-pub(super) const HEADER: usize = STREAM_HEADER;
 
 /// The walk over a trace's sub-streams. A file is many streams back to back,
 /// each starting with `TRC\0` + version (a reset of schemas, pools and the
@@ -131,7 +130,7 @@ impl Walk {
 
     pub(super) fn advance(&mut self, raw: &[u8], complete: bool, builder: &mut Builder) {
         let at_file_start = self.base == 0 && self.start == 0;
-        if at_file_start && !self.done && (raw.len() >= HEADER || complete) && Decoder::new(raw).is_none() {
+        if at_file_start && !self.done && (raw.len() >= STREAM_HEADER || complete) && Decoder::new(raw).is_none() {
             self.finish(0, "not a dial9 trace (missing TRC\\0 magic)".into());
         }
         while !self.done {
@@ -181,7 +180,7 @@ impl Walk {
     fn next_cut(&mut self, raw: &[u8], complete: bool) -> Option<usize> {
         let from = (self.start + self.min_len.max(1)).max(self.searched).min(raw.len());
         match memchr::memmem::find(&raw[from..], &TRACE_MAGIC) {
-            Some(i) if from + i + HEADER <= raw.len() => return Some(from + i),
+            Some(i) if from + i + STREAM_HEADER <= raw.len() => return Some(from + i),
             Some(i) => self.searched = from + i,
             None => self.searched = raw.len().saturating_sub(TRACE_MAGIC.len() - 1).max(from),
         }

@@ -2,7 +2,7 @@
 //! as the reference's `buildSpanData` does it for the report.
 
 use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
-use super::time_order::{in_time_order, sort_by_time};
+use super::time_order::in_time_order;
 use crate::hashing::FastIndexMap;
 use indexmap::IndexMap;
 use indexmap::map::Entry;
@@ -125,11 +125,8 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
     for (_, rec) in records {
         out.finalize(rec);
     }
-    let mut by_start: Vec<(u64, u32)> = out.spans.iter().enumerate().map(|(i, s)| (s.start, i as u32)).collect();
-    sort_by_time(&mut by_start);
-    out.spans = by_start
-        .into_iter()
-        .map(|(_, i)| out.spans[i as usize].clone())
+    out.spans = in_time_order(&out.spans, |s| s.start)
+        .map(|i| out.spans[i].clone())
         .collect();
     out
 }

@@ -6,7 +6,7 @@
 //! when the parser's own walk stops exactly on it; otherwise the parser
 //! decodes the rest itself and the part is dropped.
 
-use super::decode::{Builder, DecodeFailure, HEADER, TraceParser, Walk, bounds};
+use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, bounds};
 use super::model::{ParsedTrace, SpanEvent, WorkerEventKind};
 use crate::container::TRACE_MAGIC;
 
@@ -23,7 +23,7 @@ pub struct TracePart {
 /// work). The `STREAM_HEADER` bytes from the cut on are all there.
 pub fn find_cut(raw: &[u8], target: usize) -> Option<usize> {
     let mut best: Option<usize> = None;
-    for c in memchr::memmem::find_iter(raw, &TRACE_MAGIC).filter(|&c| c > 0 && c + HEADER <= raw.len()) {
+    for c in memchr::memmem::find_iter(raw, &TRACE_MAGIC).filter(|&c| c > 0 && c + STREAM_HEADER <= raw.len()) {
         if best.is_none_or(|b| c.abs_diff(target) < b.abs_diff(target)) {
             best = Some(c);
         }
@@ -53,7 +53,7 @@ impl TraceParser {
     pub fn finish_with(mut self, part: TracePart, rest: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
         let fed = self.len().checked_sub(part.at);
         let on_cut = !self.walk.done && self.walk.base + self.walk.start == part.at;
-        if fed != Some(HEADER.min(rest.len())) || !on_cut {
+        if fed != Some(STREAM_HEADER.min(rest.len())) || !on_cut {
             // Decode the rest here, whatever of it was fed already.
             self.push(&rest[fed.unwrap_or(0).min(rest.len())..]);
             return self.finish();

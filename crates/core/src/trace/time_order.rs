@@ -1,9 +1,9 @@
 //! Time order for a trace's events and spans, stable (equal times keep
 //! their order). A trace file's events come in a few long runs already in
 //! order (one per recorder flush): those are merged on the fly through a
-//! heap of the runs' heads, or by the standard stable sort when sorted in
-//! place. Many short runs (spans by start) go through an LSD radix over the
-//! span of the timestamps (11 bits a pass, usually three passes).
+//! heap of the runs' heads. Many short runs (spans by start) go through an
+//! LSD radix over the span of the timestamps (11 bits a pass, usually three
+//! passes).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,19 +12,10 @@ use std::collections::binary_heap::PeekMut;
 const BITS: u32 = 11;
 
 /// Up to this many ascending runs, merging them wins (measured on the demo
-/// trace: 15 runs of 214k span events, 2.7 ms merged vs 6–8 ms by radix;
-/// 28,695 runs of 52k spans, 0.8 ms by radix vs 1.5 ms merged).
+/// trace, with the standard stable sort as the merge: 15 runs of 214k span
+/// events, 2.7 ms merged vs 6–8 ms by radix; 28,695 runs of 52k spans, 0.8 ms
+/// by radix vs 1.5 ms merged).
 const MERGE_RUNS: usize = 256;
-
-/// Sorts (time, position) pairs by time, stably.
-pub fn sort_by_time(pairs: &mut Vec<(u64, u32)>) {
-    let runs = 1 + pairs.windows(2).filter(|w| w[1].0 < w[0].0).count();
-    if runs <= MERGE_RUNS {
-        pairs.sort_by_key(|p| p.0);
-    } else {
-        radix_sort(pairs);
-    }
-}
 
 /// The positions of `items` by `time`, stably, as they are needed: with few
 /// runs no (time, position) pairs are made and sorted first.
@@ -127,13 +118,11 @@ fn radix_sort(pairs: &mut Vec<(u64, u32)>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_time_order, sort_by_time};
+    use super::in_time_order;
 
-    /// Sorts `pairs` both ways: in place, and as positions in time order.
-    fn both_ways(pairs: &mut Vec<(u64, u32)>) {
-        let order: Vec<(u64, u32)> = in_time_order(pairs, |p| p.0).map(|i| pairs[i]).collect();
-        sort_by_time(pairs);
-        assert_eq!(order, *pairs);
+    /// `pairs` in time order.
+    fn sorted(pairs: &mut Vec<(u64, u32)>) {
+        *pairs = in_time_order(pairs, |p| p.0).map(|i| pairs[i]).collect();
     }
 
     #[test]
@@ -155,16 +144,16 @@ mod tests {
         pairs.push((0, 50_001));
         let mut expected = pairs.clone();
         expected.sort_by_key(|p| p.0);
-        both_ways(&mut pairs);
+        sorted(&mut pairs);
         assert_eq!(pairs, expected);
         // A few long runs, as the events of a file come.
         let mut runs: Vec<(u64, u32)> = (0..30_000u32).map(|i| (u64::from(i % 10_000) * 3, i)).collect();
         let mut expected = runs.clone();
         expected.sort_by_key(|p| p.0);
-        both_ways(&mut runs);
+        sorted(&mut runs);
         assert_eq!(runs, expected);
         let mut empty = Vec::new();
-        both_ways(&mut empty);
+        sorted(&mut empty);
         assert!(empty.is_empty());
     }
 }
