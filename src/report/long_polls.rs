@@ -3,7 +3,7 @@
 use super::stack::{headline, stack_view};
 use super::widgets::{Lazy, Section, opt_loc};
 use d9lens_core::fmt::fmt_dur;
-use d9lens_core::report::{Frame, LongPoll, Report};
+use d9lens_core::report::{LongPoll, Report, Stack};
 use leptos::prelude::*;
 
 /// How many long polls the table lists, as the text report does.
@@ -93,10 +93,10 @@ fn poll_rows(p: LongPoll) -> impl IntoView {
     }
 }
 
-fn samples_view(kind: &'static str, what: &'static str, samples: Vec<Vec<Frame>>) -> impl IntoView {
+fn samples_view(kind: &'static str, what: &'static str, samples: Vec<Stack>) -> impl IntoView {
     (!samples.is_empty()).then(|| {
         let total = samples.len();
-        let shown: Vec<Vec<Frame>> = samples.into_iter().take(SAMPLES_SHOWN).collect();
+        let shown: Vec<Stack> = samples.into_iter().take(SAMPLES_SHOWN).collect();
         let more = total - shown.len();
         view! {
             <div class="sample-group">

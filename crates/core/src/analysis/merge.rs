@@ -3,7 +3,7 @@
 use super::memory::{MemoryAcc, REFERENCE_SAMPLE_RATE};
 use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::red_flags::{self, FlagCounts};
-use super::stacks::{FrameTable, Group, GroupIndex};
+use super::stacks::{FrameId, FrameTable, Group, GroupIndex};
 use super::{Options, setup};
 use crate::frames::{diagnose_stack, format_frame};
 use crate::hashing::FastMap;
@@ -392,21 +392,7 @@ impl Acc {
                 threshold_ns: 1_000_000,
                 count: self.long_poll_count,
                 worst_ns: self.long_polls.first().map(|l| l.dur),
-                worst: self
-                    .long_polls
-                    .iter()
-                    .map(|l| LongPoll {
-                        dur_ns: l.dur,
-                        worker: l.worker,
-                        task_id: l.task_id,
-                        spawn_loc: l.spawn_loc.clone(),
-                        start_ns: l.start,
-                        start_offset_ns: rel(l.start),
-                        file: l.file.clone(),
-                        sched_samples: l.sched_samples.iter().map(|s| self.frames.resolve(s)).collect(),
-                        cpu_samples: l.cpu_samples.iter().map(|s| self.frames.resolve(s)).collect(),
-                    })
-                    .collect(),
+                worst: long_polls(&self.long_polls, &self.frames, rel),
             },
             sched_delays: SchedDelays {
                 count: self.delay_total,
@@ -466,6 +452,37 @@ impl Acc {
             ..Report::default()
         }
     }
+}
+
+/// The report's long polls. Each distinct stack is resolved once and shared
+/// by every sample that has it.
+fn long_polls<'a>(polls: &'a [LongPollRec], frames: &FrameTable, rel: impl Fn(u64) -> i64) -> Vec<LongPoll> {
+    let mut resolved: FastMap<&'a [FrameId], Stack> = FastMap::default();
+    let mut stacks = |samples: &'a [Vec<FrameId>]| -> Vec<Stack> {
+        samples
+            .iter()
+            .map(|ids| {
+                resolved
+                    .entry(ids)
+                    .or_insert_with(|| frames.resolve(ids).into())
+                    .clone()
+            })
+            .collect()
+    };
+    polls
+        .iter()
+        .map(|l| LongPoll {
+            dur_ns: l.dur,
+            worker: l.worker,
+            task_id: l.task_id,
+            spawn_loc: l.spawn_loc.clone(),
+            start_ns: l.start,
+            start_offset_ns: rel(l.start),
+            file: l.file.clone(),
+            sched_samples: stacks(&l.sched_samples),
+            cpu_samples: stacks(&l.cpu_samples),
+        })
+        .collect()
 }
 
 fn lifecycle(acc: &Acc) -> Lifecycle {

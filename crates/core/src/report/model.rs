@@ -2,6 +2,7 @@
 //! page, the CLI's `--json` and the text renderer all read this one model.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// One symbolized stack frame (leaf-first lists). `symbol` is the raw symbol
 /// (or the `0x…` address when unresolved); display text comes from `frames`.
@@ -10,6 +11,10 @@ pub struct Frame {
     pub symbol: String,
     pub location: Option<String>,
 }
+
+/// A leaf-first stack, shared by the samples that have it: long polls'
+/// samples repeat a few stacks thousands of times. Serialized as a list.
+pub type Stack = Arc<[Frame]>;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -134,9 +139,9 @@ pub struct LongPoll {
     pub start_offset_ns: i64,
     pub file: String,
     /// Off-CPU (scheduler) samples inside the poll, each a leaf-first stack.
-    pub sched_samples: Vec<Vec<Frame>>,
+    pub sched_samples: Vec<Stack>,
     /// On-CPU samples inside the poll.
-    pub cpu_samples: Vec<Vec<Frame>>,
+    pub cpu_samples: Vec<Stack>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -7,6 +7,7 @@ use crate::fmt::{fmt_dur, grouped, pct, to_fixed};
 use crate::frames::{FrameKind, diagnose_stack, format_frame, frame_kind};
 use crate::hashing::FastMap;
 use std::fmt::Write;
+use std::sync::Arc;
 
 const HEAVY: &str = "============================================================";
 const LIGHT: &str = "────────────────────────────────────────────────────────────";
@@ -315,8 +316,8 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
             p.sched_samples.len()
         ));
         // Improved mode prints each distinct stack once, with its sample count.
-        let stacks: Vec<(usize, &Vec<Frame>)> = if improved {
-            let mut groups: Vec<(usize, &Vec<Frame>)> = Vec::new();
+        let stacks: Vec<(usize, &Stack)> = if improved {
+            let mut groups: Vec<(usize, &Stack)> = Vec::new();
             for frames in &p.sched_samples {
                 match groups.iter_mut().find(|g| g.1 == frames) {
                     Some(g) => g.0 += 1,
@@ -329,13 +330,13 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
             p.sched_samples.iter().map(|f| (1, f)).collect()
         };
         // Samples often share a stack (the reference prints each sample's):
-        // each distinct one is diagnosed and written once.
-        let mut texts: FastMap<&[Frame], String> = FastMap::default();
+        // each shared one is diagnosed and written once.
+        let mut texts: FastMap<*const [Frame], String> = FastMap::default();
         for (count, frames) in stacks {
             if improved {
                 o.line(format!("      ── {count} sample(s) with this stack:"));
             }
-            let text = texts.entry(frames).or_insert_with(|| stack_lines(frames));
+            let text = texts.entry(Arc::as_ptr(frames)).or_insert_with(|| stack_lines(frames));
             o.0.push_str(text);
         }
     }
