@@ -351,20 +351,9 @@ impl Builder {
 
     fn worker_event(&mut self, worker: u64, ts: u64, kind: WorkerEventKind) {
         if self.workers.get(self.last).is_none_or(|w| w.0 != worker) {
-            self.last = self.worker_index(worker);
+            self.last = timeline_index(&mut self.workers, worker);
         }
         self.workers[self.last].1.push(WorkerEvent { ts, kind });
-    }
-
-    /// Where `worker`'s timeline is in `workers` (added if new).
-    pub(super) fn worker_index(&mut self, worker: u64) -> usize {
-        match self.workers.iter().position(|w| w.0 == worker) {
-            Some(i) => i,
-            None => {
-                self.workers.push((worker, Vec::new()));
-                self.workers.len() - 1
-            }
-        }
     }
 
     fn event(&mut self, ev: &RawEvent<'_, '_>) {
@@ -570,6 +559,17 @@ impl Builder {
             },
         );
         trace
+    }
+}
+
+/// Where `worker`'s timeline is in a builder's `workers` (added if new).
+pub(super) fn timeline_index(workers: &mut Vec<(u64, Vec<WorkerEvent>)>, worker: u64) -> usize {
+    match workers.iter().position(|w| w.0 == worker) {
+        Some(i) => i,
+        None => {
+            workers.push((worker, Vec::new()));
+            workers.len() - 1
+        }
     }
 }
 

@@ -6,9 +6,10 @@
 //! when the parser's own walk stops exactly on it; otherwise the parser
 //! decodes the rest itself and the part is dropped.
 
-use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, bounds};
+use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, bounds, timeline_index};
 use super::model::{ParsedTrace, SpanEvent, WorkerEventKind};
 use crate::container::TRACE_MAGIC;
+use crate::parallel::join;
 
 /// The end of a trace, decoded apart from the bytes before it.
 pub struct TracePart {
@@ -75,18 +76,6 @@ impl Builder {
             ..
         } = later;
         let strings = self.trace.strings.absorb(&l.strings);
-        for (worker, list) in workers {
-            let i = self.worker_index(worker);
-            self.workers[i].1.extend(list.into_iter().map(|mut e| {
-                if let WorkerEventKind::PollStart {
-                    spawn_loc: Some(loc), ..
-                } = &mut e.kind
-                {
-                    *loc = strings.get(*loc);
-                }
-                e
-            }));
-        }
         self.events += events;
         self.symbols.extend(symbols);
         // Every field, so that a new one cannot be forgotten here.
@@ -118,44 +107,63 @@ impl Builder {
             runtime_bounds,
             bounds: _,
         } = l;
-        let t = &mut self.trace;
-        t.wakes.append(&mut wakes);
-        t.queue_samples.append(&mut queue_samples);
-        t.runtime_events += runtime_events;
-        t.max_local_queue = t.max_local_queue.max(max_local_queue);
-        t.samples.append(&mut samples);
-        // A spawn sets the location; a poll sets it only for a task not seen
-        // before. A later spawn also leaves a spawn time behind.
-        for (task, loc) in task_spawn_locs {
-            let loc = loc.map(|l| strings.get(l));
-            match t.task_spawn_locs.get_mut(&task) {
-                Some(known) if task_spawn_times.contains_key(&task) => *known = loc,
-                Some(_) => {}
-                None => {
-                    t.task_spawn_locs.insert(task, loc);
+        let (timelines, t) = (&mut self.workers, &mut self.trace);
+        // The two big copies side by side: worker events ‖ span events and the rest.
+        join(
+            || {
+                for (worker, list) in workers {
+                    let i = timeline_index(timelines, worker);
+                    timelines[i].1.extend(list.into_iter().map(|mut e| {
+                        if let WorkerEventKind::PollStart {
+                            spawn_loc: Some(loc), ..
+                        } = &mut e.kind
+                        {
+                            *loc = strings.get(*loc);
+                        }
+                        e
+                    }));
                 }
-            }
-        }
-        t.task_spawn_times.extend(task_spawn_times);
-        t.task_terminate_times.extend(task_terminate_times);
-        t.tid_to_worker.extend(tid_to_worker);
-        t.metadata.extend(metadata);
-        t.sealed |= sealed;
-        t.incomplete |= incomplete;
-        t.clock_anchors.append(&mut clock_anchors);
-        t.runtime_metrics.append(&mut runtime_metrics);
-        t.legacy_active_tasks.append(&mut legacy_active_tasks);
-        t.allocs.append(&mut allocs);
-        t.frees.append(&mut frees);
-        t.dropped_allocs += dropped_allocs;
-        t.dropped_frees += dropped_frees;
-        t.span_events.extend(span_events.into_iter().map(|mut e| {
-            match &mut e.event {
-                SpanEvent::Enter { name, .. } | SpanEvent::Single { name, .. } => *name = strings.get(*name),
-                SpanEvent::Exit { .. } | SpanEvent::Close { .. } => {}
-            }
-            e
-        }));
+            },
+            || {
+                t.span_events.extend(span_events.into_iter().map(|mut e| {
+                    match &mut e.event {
+                        SpanEvent::Enter { name, .. } | SpanEvent::Single { name, .. } => *name = strings.get(*name),
+                        SpanEvent::Exit { .. } | SpanEvent::Close { .. } => {}
+                    }
+                    e
+                }));
+                t.wakes.append(&mut wakes);
+                t.queue_samples.append(&mut queue_samples);
+                t.runtime_events += runtime_events;
+                t.max_local_queue = t.max_local_queue.max(max_local_queue);
+                t.samples.append(&mut samples);
+                // A spawn sets the location; a poll sets it only for a task not seen
+                // before. A later spawn also leaves a spawn time behind.
+                for (task, loc) in task_spawn_locs {
+                    let loc = loc.map(|l| strings.get(l));
+                    match t.task_spawn_locs.get_mut(&task) {
+                        Some(known) if task_spawn_times.contains_key(&task) => *known = loc,
+                        Some(_) => {}
+                        None => {
+                            t.task_spawn_locs.insert(task, loc);
+                        }
+                    }
+                }
+                t.task_spawn_times.extend(task_spawn_times);
+                t.task_terminate_times.extend(task_terminate_times);
+                t.tid_to_worker.extend(tid_to_worker);
+                t.metadata.extend(metadata);
+                t.sealed |= sealed;
+                t.incomplete |= incomplete;
+                t.clock_anchors.append(&mut clock_anchors);
+                t.runtime_metrics.append(&mut runtime_metrics);
+                t.legacy_active_tasks.append(&mut legacy_active_tasks);
+                t.allocs.append(&mut allocs);
+                t.frees.append(&mut frees);
+                t.dropped_allocs += dropped_allocs;
+                t.dropped_frees += dropped_frees;
+            },
+        );
         let both = [t.runtime_bounds, runtime_bounds].into_iter().flatten();
         t.runtime_bounds = bounds(both.flat_map(|(lo, hi)| [lo, hi]));
     }
