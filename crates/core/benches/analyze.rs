@@ -6,6 +6,7 @@
 //! * `demo-trace/gunzip`       — inflating demo-trace.bin (4.2 MB gzip → 12.3 MB raw), natively with zlib-rs
 //! * `demo-trace/gunzip_miniz` — the same with miniz_oxide, the page's engine
 //! * `demo-trace/decode`       — `parse_trace` of the raw demo trace (~570k events)
+//! * `demo-trace/build_spans`  — spans from the decoded demo trace's span events
 //! * `demo-trace/analyze_file` — the whole per-file path: gunzip + decode + analysis
 //! * `rotation/merge_render`   — merging the 5 rotation partials, `finish` and text render
 //!   (partials are computed once, outside the timed loop)
@@ -75,6 +76,16 @@ fn demo(c: &mut Criterion) {
             let (parsed, failure) = trace::parse_trace(black_box(&raw));
             assert!(failure.is_none());
             parsed.runtime_events
+        })
+    });
+
+    // The longest single step of the analysis: 214k span events → 80k spans.
+    let (parsed, _) = trace::parse_trace(&raw);
+    g.bench_function("build_spans", |b| {
+        b.iter(|| {
+            trace::build_spans(black_box(&parsed.span_events), &parsed.strings)
+                .spans
+                .len()
         })
     });
 

@@ -3,9 +3,9 @@
 
 use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
 use super::time_order::in_time_order;
-use crate::hashing::FastIndexMap;
+use crate::hashing::FastMap;
 use indexmap::IndexMap;
-use indexmap::map::Entry;
+use std::collections::hash_map::Entry;
 use std::num::NonZeroU64;
 use std::ops::Range;
 
@@ -59,6 +59,10 @@ impl Spans {
 
 /// A span that is still open (entered at least once, not closed).
 struct Record {
+    /// When it was opened, relative to the others: those never closed are
+    /// finished in that order (a removal from an insertion-ordered map would
+    /// cost a shift of every later entry on each close).
+    opened: u64,
     name: StrId,
     task_id: Option<NonZeroU64>,
     /// The time of an enter not exited yet.
@@ -78,7 +82,8 @@ impl Record {
 }
 
 pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
-    let mut records: FastIndexMap<u64, Record> = FastIndexMap::default();
+    let mut records: FastMap<u64, Record> = FastMap::default();
+    let mut opened = 0;
     let mut out = Spans::default();
     // Stable by time, leaving the events in place.
     for e in in_time_order(events, |e| e.ts).map(|i| &events[i]) {
@@ -95,7 +100,9 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
                     o.get_mut().entered.get_or_insert(e.ts);
                 }
                 Entry::Vacant(v) => {
+                    opened += 1;
                     v.insert(Record {
+                        opened,
                         name,
                         task_id,
                         entered: Some(e.ts),
@@ -112,21 +119,78 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
                 }
             }
             SpanEvent::Close { span_id } => {
-                if let Some(rec) = records.shift_remove(&span_id) {
+                if let Some(rec) = records.remove(&span_id) {
                     out.finalize(rec);
                 }
             }
         }
     }
-    for rec in records.values().filter(|r| r.entered.is_some()) {
+    let mut left: Vec<Record> = records.into_values().collect();
+    left.sort_unstable_by_key(|r| r.opened);
+    for rec in left.iter().filter(|r| r.entered.is_some()) {
         *out.unmatched.entry(strings.get(rec.name).to_string()).or_default() += 1;
     }
     out.unmatched.sort_keys();
-    for (_, rec) in records {
+    for rec in left {
         out.finalize(rec);
     }
-    out.spans = in_time_order(&out.spans, |s| s.start)
-        .map(|i| out.spans[i].clone())
-        .collect();
+    out.spans.sort_by_key(|s| s.start);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ts: u64, event: SpanEvent) -> TimedSpanEvent {
+        TimedSpanEvent { ts, event }
+    }
+
+    #[test]
+    fn spans_never_closed_end_in_the_order_they_opened() {
+        let mut strings = Strings::default();
+        let names: Vec<StrId> = ["a", "b", "c", "d", "e"].iter().map(|n| strings.intern(n)).collect();
+        let enter = |span_id, i: usize| SpanEvent::Enter {
+            span_id,
+            name: names[i],
+            task_id: None,
+        };
+        let exit = |span_id| SpanEvent::Exit { span_id };
+        // Ids hash in any order. Four spans start at the same time, only the
+        // second is closed; its id is then opened again, as a new span.
+        let events = [
+            at(10, enter(900, 0)),
+            at(10, enter(7, 1)),
+            at(10, enter(31, 2)),
+            at(10, enter(4, 3)),
+            at(11, exit(4)),
+            at(12, exit(7)),
+            at(13, SpanEvent::Close { span_id: 7 }),
+            at(14, exit(900)),
+            at(15, exit(31)),
+            at(20, enter(7, 1)),
+            at(21, exit(7)),
+            at(22, enter(8, 4)),
+        ];
+        let spans = build_spans(&events, &strings);
+        let order: Vec<(&str, u64, u64)> = spans
+            .spans
+            .iter()
+            .map(|s| (strings.get(s.name), s.start, s.end))
+            .collect();
+        // By start; at equal starts the closed one first, then those left open in the order they opened.
+        assert_eq!(
+            order,
+            [
+                ("b", 10, 12),
+                ("a", 10, 14),
+                ("c", 10, 15),
+                ("d", 10, 11),
+                ("b", 20, 21)
+            ]
+        );
+        // Entered and never exited: no span, but counted.
+        let open: Vec<(&str, u64)> = spans.unmatched.iter().map(|(n, &c)| (n.as_str(), c)).collect();
+        assert_eq!(open, [("e", 1)]);
+    }
 }

@@ -1,8 +1,8 @@
-//! Time order for a trace's events and spans, stable (equal times keep
-//! their order). A trace file's events come in a few long runs already in
-//! order (one per recorder flush): those are merged on the fly through a
-//! heap of the runs' heads. Many short runs (spans by start) go through an
-//! LSD radix over the span of the timestamps (11 bits a pass, usually three
+//! Time order for a trace's events, stable (equal times keep their order).
+//! A trace file's events come in a few long runs already in order (one per
+//! recorder flush): those are merged on the fly through a heap of the runs'
+//! heads. Many short runs (a recorder that flushed often) go through an LSD
+//! radix over the span of the timestamps (11 bits a pass, usually three
 //! passes).
 
 use std::cmp::Reverse;
