@@ -17,9 +17,8 @@ pub fn to_fixed(value: f64, digits: usize) -> String {
     if value.abs() >= 1e21 {
         return format!("{value}");
     }
-    // 1100 fractional digits hold the exact value of any double.
-    let exact = format!("{:.1100}", value.abs());
-    let (int_part, frac_part) = exact.split_once('.').unwrap_or((&exact, ""));
+    let expansion = expansion(value.abs(), digits);
+    let (int_part, frac_part) = expansion.split_once('.').unwrap_or((&expansion, ""));
     let mut digits_vec: Vec<u8> = int_part.bytes().chain(frac_part.bytes().take(digits)).collect();
     let round_up = frac_part.as_bytes().get(digits).is_some_and(|&d| d >= b'5');
     if round_up {
@@ -50,6 +49,21 @@ pub fn to_fixed(value: f64, digits: usize) -> String {
         out.push_str(std::str::from_utf8(&digits_vec[split..]).expect("ascii digits"));
     }
     out
+}
+
+/// Enough of the decimal expansion of `abs` to round it at `digits` as its
+/// exact value would round: 25 digits more, unless they read 5 and zeros (a
+/// tie, or one made by rounding them); then all of it (1100 fractional
+/// digits hold any double exactly). Formatting those takes bignum work.
+fn expansion(abs: f64, digits: usize) -> String {
+    const MORE: usize = 25;
+    let short = format!("{abs:.*}", digits + MORE);
+    let more = &short.as_bytes()[short.len() - MORE..];
+    if more[0] == b'5' && more[1..].iter().all(|&d| d == b'0') {
+        format!("{abs:.1100}")
+    } else {
+        short
+    }
 }
 
 /// en-US `toLocaleString()` of an integer: a comma every three digits.
@@ -117,6 +131,42 @@ mod tests {
         assert_eq!(to_fixed(9.995, 2), "9.99");
         assert_eq!(to_fixed(99.96, 1), "100.0");
         assert_eq!(to_fixed(-0.0001, 1), "0.0");
+    }
+
+    #[test]
+    fn to_fixed_rounds_as_the_exact_expansion_would() {
+        // The rounding of the whole exact expansion, as toFixed does it.
+        let exact = |v: f64, digits: usize| {
+            let e = format!("{:.1100}", v.abs());
+            let (int, frac) = e.split_once('.').unwrap();
+            let kept: String = int.chars().chain(frac.chars().take(digits)).collect();
+            let mut n: u128 = kept.parse().unwrap();
+            n += u128::from(frac.as_bytes()[digits] >= b'5');
+            let s = format!("{n:0>width$}", width = digits + 1);
+            let (i, f) = s.split_at(s.len() - digits);
+            let sign = if v < 0.0 && n > 0 { "-" } else { "" };
+            if digits == 0 {
+                format!("{sign}{i}")
+            } else {
+                format!("{sign}{i}.{f}")
+            }
+        };
+        // Every tie and near-tie of short decimals, and a spread of doubles.
+        let mut values: Vec<f64> = (0..20_000).map(|i| f64::from(i) / 1000.0).collect();
+        values.extend((0..2_000).map(|i| f64::from(i) * 0.005 + 1e-17));
+        values.extend((0..64).map(|e| 1.0 / f64::from(1u32 << (e % 31)) * 3.0));
+        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+        for _ in 0..5_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(f64::from_bits((x >> 2) | 0x3000_0000_0000_0000) % 1e6);
+        }
+        for v in values.into_iter().flat_map(|v| [v, -v]) {
+            for digits in 0..4 {
+                assert_eq!(to_fixed(v, digits), exact(v, digits), "{v:e} to {digits} digits");
+            }
+        }
     }
 
     #[test]
