@@ -8,6 +8,7 @@
 //! * `demo-trace/decode`       — `parse_trace` of the raw demo trace (~570k events)
 //! * `demo-trace/build_spans`  — spans from the decoded demo trace's span events
 //! * `demo-trace/analyze_file` — the whole per-file path: gunzip + decode + analysis
+//! * `demo-trace/report_render` — the demo partial's report and text (the partial is made once)
 //! * `rotation/merge_render`   — merging the 5 rotation partials, `finish` and text render
 //!   (partials are computed once, outside the timed loop)
 
@@ -95,6 +96,20 @@ fn demo(c: &mut Criterion) {
             assert!(outcome.error.is_none());
             outcome.events
         })
+    });
+
+    // What follows the analysis, on one core: the report and its text.
+    let partial = analyze_file("demo-trace.bin", &gz, &opts).partial;
+    g.bench_function("report_render", |b| {
+        b.iter_batched(
+            || partial.clone(),
+            |partial| {
+                let mut merger = Merger::new(opts.clone());
+                merger.add(partial);
+                report::text::render(black_box(&merger.into_report()), &opts).len()
+            },
+            criterion::BatchSize::LargeInput,
+        )
     });
     g.finish();
 }

@@ -138,27 +138,32 @@ impl Partial {
                 || (trace::build_spans(&trace.span_events, &trace.strings), setup(trace)),
             )
         };
-        // Freed by the second branch below, as soon as it is done with them.
-        let (workers, span_events) = (
+        // Freed by the second branch below, as soon as it is done with them
+        // (meanwhile the other one works).
+        let (workers, span_events, symbols) = (
             std::mem::take(&mut trace.workers),
             std::mem::take(&mut trace.span_events),
+            std::mem::take(&mut trace.symbols),
         );
         // What the spans give ‖ every stack: allocations, CPU samples, the
         // long polls (only those that survived the cut) and off-CPU samples.
         let ((busy_polls, span_stats), (memory, cpu_groups, off_cpu)) = {
             let trace = &trace;
-            let mut symbolizer = Symbolizer::new(&trace.symbols, &mut frames);
-            let long_polls = &mut polls.long_polls;
+            let (frames, long_polls) = (&mut frames, &mut polls.long_polls);
             join(
                 || (busy_polls(&spans, &tl), span_stats(&spans, &trace.strings)),
                 || {
                     drop(span_events);
+                    let mut symbolizer = Symbolizer::new(&symbols, frames);
                     let memory = MemoryPartial::from_trace(trace, &workers, &mut symbolizer);
                     drop(workers);
                     let on_cpu = trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU);
                     let cpu_groups = group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer);
                     symbolize_long_polls(long_polls, &tl, trace, &mut symbolizer);
-                    (memory, cpu_groups, OffCpuStats::new(trace, &tl, &loc, &mut symbolizer))
+                    let off_cpu = OffCpuStats::new(trace, &tl, &loc, &mut symbolizer);
+                    drop(symbolizer);
+                    drop(symbols);
+                    (memory, cpu_groups, off_cpu)
                 },
             )
         };
