@@ -8,7 +8,7 @@
 
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::container::{ContainerError, Gunzip};
-use d9lens_core::trace::{STREAM_HEADER, TraceParser, TracePart, find_cut};
+use d9lens_core::trace::{STREAM_HEADER, TraceParser, TracePart, find_cut_in};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Read;
@@ -43,8 +43,8 @@ impl Blocks {
     }
 
     /// Takes blocks from the back, at least half the queued bytes, in
-    /// order (the decoder goes on with those in front); also says how many
-    /// of the bytes taken are beyond that half.
+    /// order (the decoder goes on with those in front); also says where that
+    /// half begins in the bytes taken.
     fn take_back_half(&self) -> (Vec<Vec<u8>>, usize) {
         let mut q = self.lock();
         let half = q.blocks.iter().map(Vec::len).sum::<usize>() / 2;
@@ -59,12 +59,10 @@ impl Blocks {
         (back, taken.saturating_sub(half))
     }
 
-    /// Queues a last block, if not empty, and closes the queue.
-    fn close_with(&self, last: Vec<u8>) {
+    /// Queues last blocks (the empty ones left out) and closes the queue.
+    fn close_with(&self, last: Vec<Vec<u8>>) {
         let mut q = self.lock();
-        if !last.is_empty() {
-            q.blocks.push_back(last);
-        }
+        q.blocks.extend(last.into_iter().filter(|b| !b.is_empty()));
         q.closed = true;
         drop(q);
         self.changed.notify_one();
@@ -105,18 +103,23 @@ fn inflate(mut file: File, blocks: &Blocks, max_inflated: usize) -> std::io::Res
 }
 
 /// Splits the back of what the decoder has not taken yet at the sub-stream
-/// header nearest to the middle: the bytes before it and the header go back
-/// to the decoder, the tail (from the header on) is decoded here. Closes the
-/// queue.
+/// header nearest to the middle: the blocks before it and the header go back
+/// to the decoder as they are, the tail (from the header on, copied into one
+/// piece) is decoded here. Closes the queue.
 fn decode_tail(blocks: &Blocks, inflated: usize) -> Option<(TracePart, Vec<u8>)> {
-    let (back, middle) = blocks.take_back_half();
-    let mut back = back.concat();
-    let tail = find_cut(&back, middle).map(|cut| back.split_off(cut));
-    if let Some(tail) = &tail {
-        back.extend_from_slice(&tail[..STREAM_HEADER]);
+    let (mut back, middle) = blocks.take_back_half();
+    let Some((i, at)) = find_cut_in(&back, middle) else {
+        blocks.close_with(back);
+        return None;
+    };
+    let mut tail = Vec::with_capacity(back[i..].iter().map(Vec::len).sum::<usize>() - at);
+    tail.extend_from_slice(&back[i][at..]);
+    for block in back.drain(i + 1..) {
+        tail.extend_from_slice(&block);
     }
+    back[i].truncate(at);
+    back[i].extend_from_slice(&tail[..STREAM_HEADER]);
     blocks.close_with(back);
-    let tail = tail?;
     Some((TracePart::decode(inflated - tail.len(), &tail), tail))
 }
 

@@ -6,7 +6,9 @@ mod common;
 
 use d9lens_core::analysis::{FileAnalysis, FileOutcome, Partial, TraceAnalysis, analyze_file};
 use d9lens_core::container::Unpack;
-use d9lens_core::trace::{DecodeFailure, ParsedTrace, STREAM_HEADER, TraceParser, TracePart, find_cut, parse_trace};
+use d9lens_core::trace::{
+    DecodeFailure, ParsedTrace, STREAM_HEADER, TraceParser, TracePart, find_cut, find_cut_in, parse_trace,
+};
 use dial9_trace_format::decoder::Decoder;
 use dial9_trace_format::encoder::Encoder;
 use dial9_trace_format::schema::FieldDef;
@@ -378,6 +380,15 @@ fn fixtures_cut_in_two_join_into_the_whole() {
                 "{rel}: {at} for {target} in {cuts:?}"
             );
         }
+        // The same search over the bytes in blocks finds the same cut, and
+        // one split between two blocks is not seen.
+        let blocks: Vec<Vec<u8>> = raw.chunks(4096).map(<[u8]>::to_vec).collect();
+        let target = raw.len() / 2;
+        let at = find_cut(&raw, target).unwrap();
+        assert_eq!(find_cut_in(&blocks, target), Some((at / 4096, at % 4096)), "{rel}");
+        let split = [raw[..at + 2].to_vec(), raw[at + 2..].to_vec()];
+        let (i, off) = find_cut_in(&split, at).expect("another cut");
+        assert!(i * split[0].len() + off != at, "{rel}");
     }
 }
 

@@ -13,5 +13,5 @@ mod time_order;
 pub use decode::{DecodeFailure, STREAM_HEADER, TraceParser, parse_trace};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
-pub use split::{TracePart, find_cut};
+pub use split::{TracePart, find_cut, find_cut_in};
 pub use symbols::{SymbolEntry, SymbolTable};

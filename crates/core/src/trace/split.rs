@@ -23,8 +23,40 @@ pub struct TracePart {
 /// candidate nearest to `target` (the middle, for two parts of about equal
 /// work). The `STREAM_HEADER` bytes from the cut on are all there.
 pub fn find_cut(raw: &[u8], target: usize) -> Option<usize> {
+    nearest(candidates(raw), target)
+}
+
+/// `find_cut` over bytes held in blocks, without joining them first: the
+/// block and the offset in it. A header split between two blocks is not
+/// seen (any header will do as a cut; the nearest is only the best).
+pub fn find_cut_in(blocks: &[Vec<u8>], target: usize) -> Option<(usize, usize)> {
+    let starts: Vec<usize> = blocks
+        .iter()
+        .scan(0, |at, b| {
+            let start = *at;
+            *at += b.len();
+            Some(start)
+        })
+        .collect();
+    let all = blocks
+        .iter()
+        .zip(&starts)
+        .flat_map(|(b, &start)| candidates(b).map(move |c| start + c));
+    let cut = nearest(all, target)?;
+    let i = starts.partition_point(|&s| s <= cut) - 1;
+    Some((i, cut - starts[i]))
+}
+
+/// The header candidates of `raw` that can be cuts: past its start, with the
+/// whole header there.
+fn candidates(raw: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memmem::find_iter(raw, &TRACE_MAGIC).filter(|&c| c > 0 && c + STREAM_HEADER <= raw.len())
+}
+
+/// Of ascending positions, the one nearest to `target`.
+fn nearest(positions: impl Iterator<Item = usize>, target: usize) -> Option<usize> {
     let mut best: Option<usize> = None;
-    for c in memchr::memmem::find_iter(raw, &TRACE_MAGIC).filter(|&c| c > 0 && c + STREAM_HEADER <= raw.len()) {
+    for c in positions {
         if best.is_none_or(|b| c.abs_diff(target) < b.abs_diff(target)) {
             best = Some(c);
         }
