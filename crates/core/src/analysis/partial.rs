@@ -124,18 +124,18 @@ impl Partial {
         let mut frames = FrameTable::default();
         let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
         // What needs the decoded worker and span events, in two about equal
-        // halves: the workers' timelines, polls and delays ‖ the spans and
-        // the setup counts.
-        let ((tl, mut polls, delays), (spans, setup)) = {
+        // halves: the workers' timelines, polls, delays and the setup counts
+        // ‖ the spans (the longer chain: their results come next).
+        let ((tl, mut polls, delays, setup), spans) = {
             let trace = &trace;
             join(
                 || {
                     let tl = workers::build(trace, max_ts);
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, &trace.wakes, &loc);
-                    (tl, polls, delays)
+                    (tl, polls, delays, setup(trace))
                 },
-                || (trace::build_spans(&trace.span_events, &trace.strings), setup(trace)),
+                || trace::build_spans(&trace.span_events, &trace.strings),
             )
         };
         // Freed by the second branch below, as soon as it is done with them
