@@ -100,7 +100,7 @@ fn inline_symbols(frames: &[Frame]) -> String {
     let mut text = frames
         .iter()
         .take(INLINE_FRAMES)
-        .map(|f| f.symbol.as_str())
+        .map(|f| &*f.symbol)
         .collect::<Vec<_>>()
         .join(" > ");
     if frames.len() > INLINE_FRAMES {

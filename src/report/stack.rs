@@ -49,15 +49,10 @@ pub fn stack_view(frames: &[Frame]) -> impl IntoView + use<> {
         lines.push(("Syscall", frame_text(f), None));
     }
     if let Some(f) = d.trigger {
-        lines.push(("Called from", frame_text(f), f.location.clone()));
+        lines.push(("Called from", frame_text(f), f.location.as_deref().map(str::to_owned)));
     }
     if d.kernel_path.len() >= 2 {
-        let path = d
-            .kernel_path
-            .iter()
-            .map(|f| f.symbol.as_str())
-            .collect::<Vec<_>>()
-            .join(" → ");
+        let path = d.kernel_path.iter().map(|f| &*f.symbol).collect::<Vec<_>>().join(" → ");
         lines.push(("Kernel path", path, None));
     }
     let app = d.app_frames.len();
@@ -88,7 +83,7 @@ pub fn stack_view(frames: &[Frame]) -> impl IntoView + use<> {
                 .map(|f| {
                     let title = match &f.location {
                         Some(loc) => format!("{}\n{}", f.symbol, loc),
-                        None => f.symbol.clone(),
+                        None => f.symbol.to_string(),
                     };
                     view! {
                         <li title=title>

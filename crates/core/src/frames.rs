@@ -913,7 +913,7 @@ mod tests {
 
     fn frame(symbol: &str) -> Frame {
         Frame {
-            symbol: symbol.to_owned(),
+            symbol: symbol.into(),
             location: None,
         }
     }
@@ -1005,10 +1005,10 @@ mod tests {
         .map(frame)
         .collect();
         let d = diagnose_stack(&frames);
-        assert_eq!(d.blocker.map(|f| f.symbol.as_str()), Some("futex_wait"));
-        assert_eq!(d.syscall.map(|f| f.symbol.as_str()), Some("__GI___lll_lock_wait"));
-        assert_eq!(d.trigger.map(|f| f.symbol.as_str()), Some("my::app::work"));
-        let kernel: Vec<&str> = d.kernel_path.iter().map(|f| f.symbol.as_str()).collect();
+        assert_eq!(d.blocker.map(|f| &*f.symbol), Some("futex_wait"));
+        assert_eq!(d.syscall.map(|f| &*f.symbol), Some("__GI___lll_lock_wait"));
+        assert_eq!(d.trigger.map(|f| &*f.symbol), Some("my::app::work"));
+        let kernel: Vec<&str> = d.kernel_path.iter().map(|f| &*f.symbol).collect();
         assert_eq!(kernel, ["__schedule", "futex_wait", "__x64_sys_futex", "do_exit"]);
         assert_eq!(d.app_frames.len(), 2);
     }
@@ -1021,7 +1021,7 @@ mod tests {
             .collect();
         let d = diagnose_stack(&frames);
         assert!(d.blocker.is_none() && d.trigger.is_none());
-        assert_eq!(d.syscall.map(|f| f.symbol.as_str()), Some("__libc_read"));
+        assert_eq!(d.syscall.map(|f| &*f.symbol), Some("__libc_read"));
         // Only the exact `schedule` is plumbing; `schedule_hrtimeout` is a blocker.
         let frames = [frame("schedule_hrtimeout")];
         assert!(diagnose_stack(&frames).blocker.is_some());

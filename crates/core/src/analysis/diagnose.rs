@@ -328,9 +328,9 @@ fn summarize(count: usize, frames: &[Frame]) -> StackSummary {
     StackSummary {
         count,
         frames: frames.iter().take(STACK_FRAMES).map(display).collect(),
-        leaf_symbol: frames.first().map(|f| f.symbol.clone()),
+        leaf_symbol: frames.first().map(|f| f.symbol.to_string()),
         syscall: d.syscall.map(display),
-        blocker: d.blocker.map(|f| f.symbol.clone()),
+        blocker: d.blocker.map(|f| f.symbol.to_string()),
         trigger: d.trigger.map(display),
     }
 }
@@ -464,7 +464,7 @@ impl Ctx<'_> {
                                 .symbols
                                 .symbolize(&self.trace.samples[i].callchain)
                                 .iter()
-                                .any(|f| f.symbol == leaf)
+                                .any(|f| &*f.symbol == leaf)
                         })
                 })
             })

@@ -32,9 +32,9 @@ impl FrameTable {
     }
 
     fn push(&mut self, frame: Frame) -> FrameId {
-        let class = match self.symbols.get_index_of(&frame.symbol) {
+        let class = match self.symbols.get_index_of(&*frame.symbol) {
             Some(c) => c,
-            None => self.symbols.insert_full(frame.symbol.clone()).0,
+            None => self.symbols.insert_full(frame.symbol.to_string()).0,
         };
         self.symbol_class.push(class as u32);
         FrameId(self.frames.insert_full(frame).0 as u32)

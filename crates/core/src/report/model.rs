@@ -8,8 +8,9 @@ use std::sync::Arc;
 /// (or the `0x…` address when unresolved); display text comes from `frames`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Frame {
-    pub symbol: String,
-    pub location: Option<String>,
+    /// Shared: a frame is copied into every report stack that holds it.
+    pub symbol: Arc<str>,
+    pub location: Option<Arc<str>>,
 }
 
 /// A leaf-first stack, shared by the samples that have it: long polls'

@@ -392,7 +392,7 @@ fn stack_lines(frames: &[Frame]) -> String {
         }
     }
     if d.kernel_path.len() > 1 {
-        let path: Vec<&str> = d.kernel_path.iter().map(|f| f.symbol.as_str()).collect();
+        let path: Vec<&str> = d.kernel_path.iter().map(|f| &*f.symbol).collect();
         o.line(format!("      Kernel path: {}", path.join(" → ")));
     }
     if !d.app_frames.is_empty() {
@@ -564,7 +564,7 @@ fn memory(o: &mut Out, m: &Memory) {
     if !m.top_sites.is_empty() {
         o.line("\n  Top allocation sites:");
         for s in &m.top_sites {
-            let mut syms: Vec<&str> = s.frames.iter().take(16).map(|f| f.symbol.as_str()).collect();
+            let mut syms: Vec<&str> = s.frames.iter().take(16).map(|f| &*f.symbol).collect();
             let more = format!("... {} more", s.frames.len().saturating_sub(16));
             if s.frames.len() > 16 {
                 syms.push(&more);

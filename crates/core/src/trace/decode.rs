@@ -445,7 +445,14 @@ impl Builder {
                 let depth = f.u64_or0(Field::InlineDepth) as usize;
                 // Depths beyond any real inlining are corrupt data; don't let them allocate.
                 if depth < 1024 {
-                    self.symbols.push((addr, depth, Frame { symbol, location }));
+                    self.symbols.push((
+                        addr,
+                        depth,
+                        Frame {
+                            symbol: symbol.into(),
+                            location: location.map(Into::into),
+                        },
+                    ));
                 }
             }
             Kind::SegmentMetadata => {

@@ -60,7 +60,7 @@ impl SymbolTable {
                 let base = match prev {
                     Some(SymbolEntry::Single(f)) => f,
                     _ => Frame {
-                        symbol: hex_key(addr),
+                        symbol: hex_key(addr).into(),
                         location: None,
                     },
                 };
@@ -85,7 +85,7 @@ impl SymbolTable {
     pub fn for_each_frame(&self, addr: u64, mut f: impl FnMut(&Frame)) {
         match self.entries.get(&addr) {
             None => f(&Frame {
-                symbol: hex_key(addr),
+                symbol: hex_key(addr).into(),
                 location: None,
             }),
             Some(SymbolEntry::Single(frame)) => f(frame),
