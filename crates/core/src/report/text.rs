@@ -120,17 +120,19 @@ fn setup(o: &mut Out, s: &SetupDiagnostic) {
     }
 }
 
-/// App frames elided as the reference does: all if ≤ 8, else 3 … 3.
-fn elide<T>(frames: &[T]) -> (Vec<&T>, Option<usize>, Vec<&T>) {
-    if frames.len() <= 8 {
-        (frames.iter().collect(), None, Vec::new())
+/// App frames as lines, elided as the reference does: all if ≤ 8, else the
+/// first and last 3 around a `... N more frames ...` line at `indent`.
+fn elided<T>(o: &mut Out, frames: &[T], indent: &str, line: impl Fn(&T) -> String) {
+    let (head, tail) = if frames.len() <= 8 {
+        (frames, &frames[..0])
     } else {
-        (
-            frames[..3].iter().collect(),
-            Some(frames.len() - 6),
-            frames[frames.len() - 3..].iter().collect(),
-        )
+        (&frames[..3], &frames[frames.len() - 3..])
+    };
+    head.iter().for_each(|f| o.line(line(f)));
+    if !tail.is_empty() {
+        o.line(format!("{indent}... {} more frames ...", frames.len() - 6));
     }
+    tail.iter().for_each(|f| o.line(line(f)));
 }
 
 fn summary(o: &mut Out, r: &Report, improved: bool) {
@@ -350,20 +352,10 @@ fn long_poll(o: &mut Out, p: &LongPoll, min_ts: i64, improved: bool) {
             if app.is_empty() {
                 continue;
             }
-            let with_loc = |f: &&Frame| match &f.location {
+            elided(o, &app, "      ", |f| match &f.location {
                 Some(l) => format!("      {} [{l}]", display(f)),
                 None => format!("      {}", display(f)),
-            };
-            let (head, more, tail) = elide(&app);
-            for f in head {
-                o.line(with_loc(f));
-            }
-            if let Some(n) = more {
-                o.line(format!("      ... {n} more frames ..."));
-            }
-            for f in tail {
-                o.line(with_loc(f));
-            }
+            });
             if p.cpu_samples.len() > 1 {
                 o.line("");
             }
@@ -397,16 +389,7 @@ fn stack_lines(frames: &[Frame]) -> String {
     }
     if !d.app_frames.is_empty() {
         o.line(format!("      App call chain ({} frames):", d.app_frames.len()));
-        let (head, more, tail) = elide(&d.app_frames);
-        for f in head {
-            o.line(format!("        {}", display(f)));
-        }
-        if let Some(n) = more {
-            o.line(format!("        ... {n} more frames ..."));
-        }
-        for f in tail {
-            o.line(format!("        {}", display(f)));
-        }
+        elided(&mut o, &d.app_frames, "        ", |f| format!("        {}", display(f)));
     }
     o.0
 }
