@@ -1,7 +1,7 @@
 //! One gzip file on two cores. One thread reads and inflates while the other
 //! decodes what is inflated so far. Inflating is the faster of the two, so
 //! when it is done the inflating thread takes the back half of the bytes the
-//! decoder has not reached, from a sub-stream start on, and decodes them
+//! decoder has not decoded, from a sub-stream start on, and decodes them
 //! itself (`trace::TracePart`). The decoder goes on meanwhile, up to that
 //! start (its header tells it that its last sub-stream is complete), then
 //! joins the two parts.
@@ -28,6 +28,8 @@ struct Blocks {
 #[derive(Default)]
 struct Queue {
     blocks: VecDeque<Vec<u8>>,
+    /// Bytes the decoder took but has not decoded yet (an incomplete sub-stream).
+    behind: usize,
     /// No block will follow those queued.
     closed: bool,
 }
@@ -42,21 +44,24 @@ impl Blocks {
         self.changed.notify_one();
     }
 
-    /// Takes blocks from the back, at least half the queued bytes, in
-    /// order (the decoder goes on with those in front); also says where that
-    /// half begins in the bytes taken.
-    fn take_back_half(&self) -> (Vec<Vec<u8>>, usize) {
+    /// Takes blocks from the back, in order, and says where in the bytes
+    /// taken the back half of the work left begins (the bytes the decoder
+    /// has not decoded). Sub-stream headers can be a megabyte apart, so the
+    /// decoder keeps only half of its share: the cut nearest to the middle
+    /// may lie on either side of it. The decoder goes on with those in front.
+    fn take_back(&self) -> (Vec<Vec<u8>>, usize) {
         let mut q = self.lock();
-        let half = q.blocks.iter().map(Vec::len).sum::<usize>() / 2;
-        let (mut back, mut taken) = (Vec::new(), 0);
-        while taken < half
+        let mut kept = q.blocks.iter().map(Vec::len).sum::<usize>();
+        let front = ((q.behind + kept) / 2).saturating_sub(q.behind);
+        let mut back = Vec::new();
+        while kept > front / 2
             && let Some(block) = q.blocks.pop_back()
         {
-            taken += block.len();
+            kept -= block.len();
             back.push(block);
         }
         back.reverse();
-        (back, taken.saturating_sub(half))
+        (back, front.saturating_sub(kept))
     }
 
     /// Queues last blocks (the empty ones left out) and closes the queue.
@@ -69,8 +74,10 @@ impl Blocks {
     }
 
     /// The next block, waiting for it; `None` once closed and drained.
-    fn pop(&self) -> Option<Vec<u8>> {
+    /// `behind`: the bytes taken before and not decoded yet.
+    fn pop(&self, behind: usize) -> Option<Vec<u8>> {
         let mut q = self.lock();
+        q.behind = behind;
         loop {
             if let Some(block) = q.blocks.pop_front() {
                 return Some(block);
@@ -102,25 +109,22 @@ fn inflate(mut file: File, blocks: &Blocks, max_inflated: usize) -> std::io::Res
     }
 }
 
-/// Splits the back of what the decoder has not taken yet at the sub-stream
-/// header nearest to the middle: the blocks before it and the header go back
-/// to the decoder as they are, the tail (from the header on, copied into one
-/// piece) is decoded here. Closes the queue.
-fn decode_tail(blocks: &Blocks, inflated: usize) -> Option<(TracePart, Vec<u8>)> {
-    let (mut back, middle) = blocks.take_back_half();
+/// Splits the back of what the decoder has not decoded yet at the
+/// sub-stream header nearest to the middle: the blocks before it and the
+/// header go back to the decoder, the tail (from the header on) is decoded
+/// here. Closes the queue.
+fn decode_tail(blocks: &Blocks, inflated: usize) -> Option<(TracePart, Vec<Vec<u8>>)> {
+    let (mut back, middle) = blocks.take_back();
     let Some((i, at)) = find_cut_in(&back, middle) else {
         blocks.close_with(back);
         return None;
     };
-    let mut tail = Vec::with_capacity(back[i..].iter().map(Vec::len).sum::<usize>() - at);
-    tail.extend_from_slice(&back[i][at..]);
-    for block in back.drain(i + 1..) {
-        tail.extend_from_slice(&block);
-    }
-    back[i].truncate(at);
-    back[i].extend_from_slice(&tail[..STREAM_HEADER]);
+    let mut tail = vec![back[i].split_off(at)];
+    tail.extend(back.drain(i + 1..));
+    back[i].extend_from_slice(&tail[0][..STREAM_HEADER]);
     blocks.close_with(back);
-    Some((TracePart::decode(inflated - tail.len(), &tail), tail))
+    let at = inflated - tail.iter().map(Vec::len).sum::<usize>();
+    Some((TracePart::decode(at, &tail), tail))
 }
 
 pub fn analyze_gzip(name: &str, file: File, opts: &Options) -> Result<FileOutcome, String> {
@@ -138,7 +142,7 @@ pub fn analyze_gzip(name: &str, file: File, opts: &Options) -> Result<FileOutcom
             inflated.map(|r| (r, tail))
         });
         let mut parser = TraceParser::default();
-        while let Some(block) = blocks.pop() {
+        while let Some(block) = blocks.pop(parser.pending()) {
             parser.push(&block);
         }
         let inflated = inflater.join().expect("the inflater thread does not panic");

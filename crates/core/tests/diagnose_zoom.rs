@@ -9,7 +9,7 @@ use d9lens_core::analysis::zoom;
 use d9lens_core::container::{DEFAULT_MAX_INFLATED_BYTES, raw_trace};
 use d9lens_core::fmt::{fmt_dur, to_fixed};
 use d9lens_core::report::Frame;
-use d9lens_core::trace::{CpuSample, ParsedTrace, WorkerEvent, WorkerEventKind, parse_trace};
+use d9lens_core::trace::{CpuSample, OptTid, OptU64, ParsedTrace, WorkerEvent, WorkerEventKind, parse_trace};
 use std::path::Path;
 
 fn parse(rel: &str) -> ParsedTrace {
@@ -258,12 +258,12 @@ fn sample(ts: u64, tid: u64, worker: u64, addr: u64) -> CpuSample {
 fn hog_trace() -> ParsedTrace {
     const MS: u64 = 1_000_000;
     let mut t = ParsedTrace::default();
-    let tid = Some(100);
+    let tid = OptTid::from(Some(100));
     let mut events = vec![event(
         0,
         WorkerEventKind::Unpark {
             cpu_time: 0,
-            sched_wait: None,
+            sched_wait: OptU64::NONE,
             tid,
         },
     )];
@@ -271,7 +271,7 @@ fn hog_trace() -> ParsedTrace {
         let poll = WorkerEventKind::PollStart {
             task_id,
             spawn_loc: None,
-            scheduling_delay: None,
+            scheduling_delay: OptU64::NONE,
         };
         events.extend([event(start, poll), event(end, WorkerEventKind::PollEnd)]);
     }

@@ -234,14 +234,16 @@ fn unpacking_and_analysis_in_two_halves_give_the_same_outcome_as_one() {
 }
 
 /// Decodes `raw` cut at `at`: the bytes before it and the header there in
-/// pieces by a parser, the rest apart (as the CLI's two threads do), then joined.
+/// pieces by a parser, the rest apart and in pieces too (as the CLI's two
+/// threads do), then joined.
 fn split_parse(raw: &[u8], at: usize) -> (ParsedTrace, Option<DecodeFailure>) {
     let mut front = TraceParser::default();
     for chunk in raw[..(at + STREAM_HEADER).min(raw.len())].chunks(65_536 + 7) {
         front.push(chunk);
     }
-    let part = TracePart::decode(at, &raw[at..]);
-    front.finish_with(part, &raw[at..])
+    let rest: Vec<&[u8]> = raw[at..].chunks(65_536 + 3).collect();
+    let part = TracePart::decode(at, &rest);
+    front.finish_with(part, &rest)
 }
 
 /// What decoding gave, in full: the analysis' partial and what it does not show.
@@ -370,7 +372,8 @@ fn fixtures_cut_in_two_join_into_the_whole() {
         let at = cuts[cuts.len() / 2];
         let mut front = TraceParser::default();
         front.push(&raw[..at]);
-        let joined = front.finish_with(TracePart::decode(at, &raw[at..]), &raw[at..]);
+        let rest = [&raw[at..]];
+        let joined = front.finish_with(TracePart::decode(at, &rest), &rest);
         assert_eq!(fingerprint(joined, &[]), whole, "{rel} cut at {at}, no header fed");
         // The cut nearest to the target.
         for target in [raw.len() / 2, raw.len() / 5, 0, raw.len()] {

@@ -63,7 +63,7 @@ pub fn for_each(t: &Timelines, wakes: &[Wake], mut f: impl FnMut(Delay)) {
     let mut index: Option<TaskIndex> = None;
     for (&worker, tl) in &t.workers {
         for p in tl.polls.iter().filter(|p| p.task_id != 0) {
-            let (wake_time, delay) = match p.scheduling_delay {
+            let (wake_time, delay) = match p.scheduling_delay.get() {
                 Some(0) => continue,
                 Some(d) => (p.start.saturating_sub(d), d),
                 None => match index

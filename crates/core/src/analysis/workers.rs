@@ -1,7 +1,7 @@
 //! Per-worker timelines (`buildWorkerSpans`): polls, parks and active
 //! periods, then CPU samples attached to the poll they landed in.
 
-use crate::trace::{CpuSample, ParsedTrace, SOURCE_OFF_CPU, StrId, WorkerEvent, WorkerEventKind};
+use crate::trace::{CpuSample, OptU64, ParsedTrace, SOURCE_OFF_CPU, StrId, WorkerEvent, WorkerEventKind};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -11,7 +11,7 @@ pub struct Poll {
     pub end: u64,
     pub task_id: u64,
     pub spawn_loc: Option<StrId>,
-    pub scheduling_delay: Option<u64>,
+    pub scheduling_delay: OptU64,
     /// Most polls see no sample: the lists live behind one pointer.
     samples: Option<Box<PollSamples>>,
 }
@@ -163,7 +163,7 @@ fn walk_worker(events: &[WorkerEvent], max_ts: u64, crosses_gap: impl Fn(u64, u6
                     tl.parks.push(Park {
                         start,
                         end: e.ts,
-                        sched_wait,
+                        sched_wait: sched_wait.get(),
                     });
                 }
                 open_unpark = Some((e.ts, cpu_time));

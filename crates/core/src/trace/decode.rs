@@ -79,16 +79,34 @@ impl TraceParser {
         self.received == 0
     }
 
+    /// Received bytes not decoded yet (those of an incomplete sub-stream).
+    pub fn pending(&self) -> usize {
+        self.raw.len()
+    }
+
     /// Events decoded so far (for progress).
     pub fn events(&self) -> u64 {
         self.builder.events
     }
 
     /// No more bytes: decodes the rest and frees the raw buffer.
-    pub fn finish(mut self) -> (ParsedTrace, Option<DecodeFailure>) {
+    pub fn finish(self) -> (ParsedTrace, Option<DecodeFailure>) {
+        let (builder, walk) = self.end();
+        (builder.finish(), walk.failure)
+    }
+
+    /// A parser of the bytes from file offset `base` on (a sub-stream start).
+    pub(super) fn at(base: usize) -> Self {
+        Self {
+            walk: Walk::at(base),
+            ..Self::default()
+        }
+    }
+
+    /// Decodes the rest, frees the raw buffer, and hands back what was decoded, unfinished.
+    pub(super) fn end(mut self) -> (Builder, Walk) {
         self.walk.advance(&self.raw, true, &mut self.builder);
-        drop(self.raw);
-        (self.builder.finish(), self.walk.failure)
+        (self.builder, self.walk)
     }
 }
 
@@ -317,7 +335,6 @@ impl Plans {
     }
 }
 
-#[derive(Default)]
 pub(super) struct Builder {
     pub(super) trace: ParsedTrace,
     /// Each worker's timeline while decoding (a few workers: a short list
@@ -332,6 +349,40 @@ pub(super) struct Builder {
     pub(super) symbols: Vec<(u64, usize, Frame)>,
     plans: Plans,
     unknown_name: Option<StrId>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        let trace = ParsedTrace {
+            wakes: event_list(),
+            span_events: event_list(),
+            ..ParsedTrace::default()
+        };
+        Builder {
+            trace,
+            workers: Vec::new(),
+            last: 0,
+            events: 0,
+            symbols: Vec::new(),
+            plans: Plans::default(),
+            unknown_name: None,
+        }
+    }
+}
+
+/// An empty list for one of the kinds of events a trace holds by the
+/// hundred thousand. On 64-bit targets it starts with 32 MiB of address
+/// space, which the allocator maps apart from its heap: growing it never
+/// copies (the kernel moves the mapping), and a page costs memory only once
+/// an event is written to it. (A list grown by copying touches about twice
+/// the memory it ends with.) wasm32 commits what it reserves: there it
+/// grows as usual.
+fn event_list<T>() -> Vec<T> {
+    if cfg!(target_pointer_width = "64") {
+        Vec::with_capacity((32 << 20) / size_of::<T>())
+    } else {
+        Vec::new()
+    }
 }
 
 impl Builder {
@@ -383,7 +434,7 @@ impl Builder {
                 let kind = WorkerEventKind::PollStart {
                     task_id,
                     spawn_loc,
-                    scheduling_delay: f.u64(Field::SchedulingDelayNs),
+                    scheduling_delay: f.u64(Field::SchedulingDelayNs).into(),
                 };
                 self.worker_event(f.u64_or0(Field::WorkerId), ts, kind);
             }
@@ -391,14 +442,14 @@ impl Builder {
             Kind::Park | Kind::Unpark => {
                 let worker = f.u64_or0(Field::WorkerId);
                 t.max_local_queue = t.max_local_queue.max(f.u64_or0(Field::LocalQueue));
-                let (cpu_time, tid) = (f.u64_or0(Field::CpuTimeNs), f.u64(Field::Tid));
-                if let Some(tid) = tid {
+                let (cpu_time, tid) = (f.u64_or0(Field::CpuTimeNs), OptTid::from(f.u64(Field::Tid)));
+                if let Some(tid) = tid.get() {
                     t.tid_to_worker.insert(tid, worker);
                 }
                 let kind = if kind == Kind::Park {
                     WorkerEventKind::Park { cpu_time, tid }
                 } else {
-                    let sched_wait = f.u64(Field::SchedWaitNs);
+                    let sched_wait = f.u64(Field::SchedWaitNs).into();
                     WorkerEventKind::Unpark {
                         cpu_time,
                         sched_wait,
@@ -574,7 +625,7 @@ pub(super) fn timeline_index(workers: &mut Vec<(u64, Vec<WorkerEvent>)>, worker:
     match workers.iter().position(|w| w.0 == worker) {
         Some(i) => i,
         None => {
-            workers.push((worker, Vec::new()));
+            workers.push((worker, event_list()));
             workers.len() - 1
         }
     }

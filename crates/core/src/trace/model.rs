@@ -65,13 +65,53 @@ impl StrRemap {
     }
 }
 
+/// `Option<u64>` in 8 bytes, for records kept per event: `u64::MAX`, which
+/// the recorder never writes for a duration, stands for "absent" (in a
+/// damaged trace, a `u64::MAX` reads as absent too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptU64(u64);
+
+impl OptU64 {
+    pub const NONE: OptU64 = OptU64(u64::MAX);
+
+    pub fn get(self) -> Option<u64> {
+        (self != Self::NONE).then_some(self.0)
+    }
+}
+
+impl From<Option<u64>> for OptU64 {
+    fn from(v: Option<u64>) -> Self {
+        OptU64(v.unwrap_or(u64::MAX))
+    }
+}
+
+/// An optional thread id in 4 bytes: Linux's fit in 22 bits (`pid_max`); a
+/// wider value, from a damaged trace, reads as absent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptTid(u32);
+
+impl OptTid {
+    pub fn get(self) -> Option<u64> {
+        (self.0 != u32::MAX).then_some(u64::from(self.0))
+    }
+}
+
+impl From<Option<u64>> for OptTid {
+    fn from(v: Option<u64>) -> Self {
+        OptTid(v.and_then(|t| u32::try_from(t).ok()).unwrap_or(u32::MAX))
+    }
+}
+
 /// One event of a worker's own timeline (the other runtime events, wakes and
-/// queue samples, are kept apart: the timeline walk never needs them).
+/// queue samples, are kept apart: the timeline walk never needs them). 32
+/// bytes: a trace holds hundreds of thousands.
 #[derive(Debug, Clone, Copy)]
 pub struct WorkerEvent {
     pub ts: u64,
     pub kind: WorkerEventKind,
 }
+
+const _: () = assert!(std::mem::size_of::<WorkerEvent>() == 32);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WorkerEventKind {
@@ -79,17 +119,17 @@ pub enum WorkerEventKind {
         task_id: u64,
         spawn_loc: Option<StrId>,
         /// The recorder's own wake → poll delay, when it measured one.
-        scheduling_delay: Option<u64>,
+        scheduling_delay: OptU64,
     },
     PollEnd,
     Park {
         cpu_time: u64,
-        tid: Option<u64>,
+        tid: OptTid,
     },
     Unpark {
         cpu_time: u64,
-        sched_wait: Option<u64>,
-        tid: Option<u64>,
+        sched_wait: OptU64,
+        tid: OptTid,
     },
 }
 
@@ -97,7 +137,7 @@ impl WorkerEventKind {
     /// The OS thread of a Park/Unpark (absent on old traces and other kinds).
     pub fn tid(&self) -> Option<u64> {
         match *self {
-            WorkerEventKind::Park { tid, .. } | WorkerEventKind::Unpark { tid, .. } => tid,
+            WorkerEventKind::Park { tid, .. } | WorkerEventKind::Unpark { tid, .. } => tid.get(),
             _ => None,
         }
     }

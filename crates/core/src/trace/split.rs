@@ -68,12 +68,15 @@ fn nearest(positions: impl Iterator<Item = usize>, target: usize) -> Option<usiz
 }
 
 impl TracePart {
-    /// Decodes `raw`, the whole end of a trace from file offset `at` on (a
-    /// cut from `find_cut`).
-    pub fn decode(at: usize, raw: &[u8]) -> Self {
-        let mut builder = Builder::default();
-        let mut walk = Walk::at(at);
-        walk.advance(raw, true, &mut builder);
+    /// Decodes the whole end of a trace from file offset `at` on (a cut from
+    /// `find_cut`), given in pieces: each sub-stream is decoded as soon as it
+    /// is complete, so the pieces are never copied into one buffer.
+    pub fn decode(at: usize, pieces: &[impl AsRef<[u8]>]) -> Self {
+        let mut parser = TraceParser::at(at);
+        for piece in pieces {
+            parser.push(piece.as_ref());
+        }
+        let (builder, walk) = parser.end();
         TracePart { at, builder, walk }
     }
 }
@@ -82,13 +85,21 @@ impl TraceParser {
     /// Finishes a parse that was fed every byte before `part`'s offset and
     /// the stream header there: the header tells the walk that the sub-stream
     /// before it is complete, so feeding it early has that one decoded while
-    /// `part` is. `rest` holds the bytes from the offset on (those `part` decoded).
-    pub fn finish_with(mut self, part: TracePart, rest: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
+    /// `part` is. `rest` holds the bytes from the offset on (those `part`
+    /// decoded), in pieces.
+    pub fn finish_with(mut self, part: TracePart, rest: &[impl AsRef<[u8]>]) -> (ParsedTrace, Option<DecodeFailure>) {
+        let rest_len: usize = rest.iter().map(|p| p.as_ref().len()).sum();
         let fed = self.len().checked_sub(part.at);
         let on_cut = !self.walk.done && self.walk.base + self.walk.start == part.at;
-        if fed != Some(STREAM_HEADER.min(rest.len())) || !on_cut {
+        if fed != Some(STREAM_HEADER.min(rest_len)) || !on_cut {
             // Decode the rest here, whatever of it was fed already.
-            self.push(&rest[fed.unwrap_or(0).min(rest.len())..]);
+            let mut skip = fed.unwrap_or(0);
+            for piece in rest {
+                let piece = piece.as_ref();
+                let s = skip.min(piece.len());
+                self.push(&piece[s..]);
+                skip -= s;
+            }
             return self.finish();
         }
         self.builder.append(part.builder);
