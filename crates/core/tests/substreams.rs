@@ -413,3 +413,31 @@ fn damage_after_the_cut_is_reported_at_its_file_offset() {
         fingerprint(parse_trace(&raw), &[])
     );
 }
+
+/// A single-event span (schema annotated `dial9.role`) that began before
+/// every runtime event and ended after them: the trace's bounds are its
+/// own, from whichever part of a cut trace it is in.
+#[test]
+fn single_event_spans_widen_the_bounds_from_either_side_of_a_cut() {
+    use dial9_trace_format::encoder::Schema;
+    use dial9_trace_format::schema::{FieldAnnotation, SchemaEntry};
+    let mut raw = stream_of(&[Ev::Poll(1, "src/a.rs:1:1"), Ev::Poll(2, "src/b.rs:2:2")]);
+    let boundary = raw.len();
+    let mut enc = Encoder::new();
+    let query = Schema::from_entry(SchemaEntry::with_annotations(
+        "DbQuery",
+        [FieldDef::new("started_ns", FieldType::Varint)],
+        [FieldAnnotation::new(0, "dial9.role", "span.start")],
+    ));
+    enc.write_event(&query, 9_000, &[FieldValue::Varint(400)]).unwrap();
+    raw.extend(enc.finish());
+    let (whole, failure) = parse_trace(&raw);
+    assert_eq!(failure, None);
+    assert_eq!(whole.runtime_bounds, Some((1_000, 1_010)));
+    assert_eq!(whole.bounds, Some((400, 9_000)));
+    let (split, _) = split_parse(&raw, boundary);
+    assert_eq!(
+        (split.runtime_bounds, split.bounds),
+        (whole.runtime_bounds, whole.bounds)
+    );
+}

@@ -8,7 +8,7 @@ use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::{Histogram, Tally};
 use crate::parallel::join;
-use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable, WorkerEventKind};
+use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -126,14 +126,14 @@ impl Partial {
         // What needs the decoded worker and span events, in two about equal
         // halves: the workers' timelines, polls, delays and the setup counts
         // ‖ the spans (the longer chain: their results come next).
-        let ((tl, mut polls, delays, setup), spans) = {
+        let ((setup, tl, mut polls, delays), spans) = {
             let trace = &trace;
             join(
                 || {
                     let tl = workers::build(trace, max_ts);
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, &trace.wakes, &loc);
-                    (tl, polls, delays, setup(trace))
+                    (setup(trace, &tl), tl, polls, delays)
                 },
                 || trace::build_spans(&trace.span_events, &trace.strings),
             )
@@ -410,7 +410,7 @@ fn symbolize_long_polls(
     }
 }
 
-fn setup(trace: &ParsedTrace) -> SetupPartial {
+fn setup(trace: &ParsedTrace, tl: &workers::Timelines) -> SetupPartial {
     let symbols: &SymbolTable = &trace.symbols;
     let mut s = SetupPartial {
         symbols: symbols.len() as u64,
@@ -419,12 +419,9 @@ fn setup(trace: &ParsedTrace) -> SetupPartial {
         tokio_unstable_false: trace.metadata.get("tokio.unstable").is_some_and(|v| v == "false"),
         ..SetupPartial::default()
     };
-    for e in trace.workers.values().flatten() {
-        match e.kind {
-            WorkerEventKind::PollStart { .. } => s.poll_starts += 1,
-            WorkerEventKind::Unpark { .. } => s.unparks += 1,
-            _ => {}
-        }
+    for wt in tl.workers.values() {
+        s.poll_starts += wt.poll_starts;
+        s.unparks += wt.unparks;
     }
     for sample in trace.samples.iter().filter(|x| x.source == SOURCE_ON_CPU) {
         s.on_cpu_chain_frames += sample.callchain.len() as u64;

@@ -54,6 +54,37 @@ pub struct WorkerTimeline {
     pub polls: Vec<Poll>,
     pub parks: Vec<Park>,
     pub actives: Vec<Active>,
+    /// PollStart and Unpark events (the setup check counts them).
+    pub poll_starts: u64,
+    pub unparks: u64,
+}
+
+/// What one look over a worker's events tells before the walk.
+struct Census {
+    sorted: bool,
+    poll_starts: u64,
+    unparks: u64,
+}
+
+impl Census {
+    fn of(events: &[WorkerEvent]) -> Census {
+        let mut c = Census {
+            sorted: true,
+            poll_starts: 0,
+            unparks: 0,
+        };
+        let mut last = 0;
+        for e in events {
+            c.sorted &= e.ts >= last;
+            last = e.ts;
+            match e.kind {
+                WorkerEventKind::PollStart { .. } => c.poll_starts += 1,
+                WorkerEventKind::Unpark { .. } => c.unparks += 1,
+                _ => {}
+            }
+        }
+        c
+    }
 }
 
 #[derive(Debug, Default)]
@@ -81,8 +112,9 @@ pub fn build(trace: &ParsedTrace, max_ts: u64) -> Timelines {
         ..Timelines::default()
     };
     for (&w, events) in &trace.workers {
+        let census = Census::of(events);
         // Stable by time; file order already is, except across thread hand-offs.
-        let events: Cow<[WorkerEvent]> = if events.is_sorted_by_key(|e| e.ts) {
+        let events: Cow<[WorkerEvent]> = if census.sorted {
             Cow::Borrowed(events)
         } else {
             let mut sorted = events.clone();
@@ -90,7 +122,7 @@ pub fn build(trace: &ParsedTrace, max_ts: u64) -> Timelines {
             Cow::Owned(sorted)
         };
         let gaps: Vec<_> = trace.gaps.iter().filter(|g| g.worker == w).collect();
-        let tl = walk_worker(&events, max_ts, |unpark, park| {
+        let tl = walk_worker(&events, &census, max_ts, |unpark, park| {
             gaps.iter().take_while(|g| g.start < park).any(|g| g.end > unpark)
         });
         t.workers.insert(w, tl);
@@ -99,13 +131,16 @@ pub fn build(trace: &ParsedTrace, max_ts: u64) -> Timelines {
     t
 }
 
-fn walk_worker(events: &[WorkerEvent], max_ts: u64, crosses_gap: impl Fn(u64, u64) -> bool) -> WorkerTimeline {
-    let starts = events
-        .iter()
-        .filter(|e| matches!(e.kind, WorkerEventKind::PollStart { .. }))
-        .count();
+fn walk_worker(
+    events: &[WorkerEvent],
+    census: &Census,
+    max_ts: u64,
+    crosses_gap: impl Fn(u64, u64) -> bool,
+) -> WorkerTimeline {
     let mut tl = WorkerTimeline {
-        polls: Vec::with_capacity(starts),
+        polls: Vec::with_capacity(census.poll_starts as usize),
+        poll_starts: census.poll_starts,
+        unparks: census.unparks,
         ..WorkerTimeline::default()
     };
     let mut open_poll: Option<Poll> = None;

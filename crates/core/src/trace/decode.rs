@@ -584,8 +584,11 @@ impl Builder {
         let Some((name, start, end)) = projection.project(f, &mut self.trace.strings) else {
             return;
         };
+        let t = &mut self.trace;
+        // `bounds` holds the single spans' own until `finish`.
+        t.bounds = union(t.bounds, bounds([start, end].into_iter()));
         let event = SpanEvent::Single { name, start, end };
-        self.trace.span_events.push(TimedSpanEvent { ts, event });
+        t.span_events.push(TimedSpanEvent { ts, event });
     }
 
     pub(super) fn finish(self) -> ParsedTrace {
@@ -604,12 +607,7 @@ impl Builder {
                 for (addr, depth, frame) in symbols {
                     t.symbols.insert(addr, depth, frame);
                 }
-                let single = t.span_events.iter().filter_map(|e| match e.event {
-                    SpanEvent::Single { start, end, .. } => Some([start, end]),
-                    _ => None,
-                });
-                let runtime = t.runtime_bounds.into_iter().flat_map(|(lo, hi)| [lo, hi]);
-                t.bounds = bounds(runtime.chain(single.flatten()));
+                t.bounds = union(t.runtime_bounds, t.bounds);
             },
             || {
                 t.gaps = thread_gaps(&t.workers);
@@ -629,6 +627,11 @@ pub(super) fn timeline_index(workers: &mut Vec<(u64, Vec<WorkerEvent>)>, worker:
             workers.len() - 1
         }
     }
+}
+
+/// The smallest range holding both.
+pub(super) fn union(a: Option<(u64, u64)>, b: Option<(u64, u64)>) -> Option<(u64, u64)> {
+    bounds([a, b].into_iter().flatten().flat_map(|(lo, hi)| [lo, hi]))
 }
 
 pub(super) fn bounds(it: impl Iterator<Item = u64>) -> Option<(u64, u64)> {

@@ -263,7 +263,8 @@ pub struct ParsedTrace {
     pub dropped_allocs: u64,
     pub dropped_frees: u64,
     pub span_events: Vec<TimedSpanEvent>,
-    /// Bounds over runtime events only / widened by single-event spans.
+    /// Bounds over runtime events only / widened by single-event spans
+    /// (while decoding, `bounds` holds the single spans' own).
     pub runtime_bounds: Option<(u64, u64)>,
     pub bounds: Option<(u64, u64)>,
 }

@@ -6,7 +6,7 @@
 //! when the parser's own walk stops exactly on it; otherwise the parser
 //! decodes the rest itself and the part is dropped.
 
-use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, bounds, timeline_index};
+use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, timeline_index, union};
 use super::model::{ParsedTrace, SpanEvent, WorkerEventKind};
 use crate::container::TRACE_MAGIC;
 use crate::parallel::join;
@@ -148,7 +148,7 @@ impl Builder {
             dropped_frees,
             span_events,
             runtime_bounds,
-            bounds: _,
+            bounds: single_bounds,
         } = l;
         let (timelines, t) = (&mut self.workers, &mut self.trace);
         // The two big copies side by side: worker events ‖ span events and the rest.
@@ -207,7 +207,7 @@ impl Builder {
                 t.dropped_frees += dropped_frees;
             },
         );
-        let both = [t.runtime_bounds, runtime_bounds].into_iter().flatten();
-        t.runtime_bounds = bounds(both.flat_map(|(lo, hi)| [lo, hi]));
+        t.runtime_bounds = union(t.runtime_bounds, runtime_bounds);
+        t.bounds = union(t.bounds, single_bounds);
     }
 }
