@@ -1,5 +1,6 @@
 //! `d9lens`: the native command line over the same core as the web page.
 
+mod allocator;
 mod analyze;
 mod args;
 mod diagnose;
@@ -23,6 +24,7 @@ zoom shows the window CENTER_MS +- HALF_MS after the trace start. HZ defaults to
 trace's cpu.profile.frequency_hz, else 99.";
 
 fn main() -> ExitCode {
+    allocator::keep_freed_memory();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let result = match argv.first().map(String::as_str) {
         Some("analyze") => args::AnalyzeArgs::parse(&argv[1..]).and_then(|a| analyze::run(&a)),
