@@ -124,16 +124,17 @@ impl Partial {
         let mut frames = FrameTable::default();
         let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
         // What needs the decoded worker and span events, in two about equal
-        // halves: the workers' timelines, polls, delays and the setup counts
-        // ‖ the spans (the longer chain: their results come next).
-        let ((setup, tl, mut polls, delays), spans) = {
+        // halves: the workers' timelines, polls, delays, the setup counts and
+        // the polls by task (for the spans to land in, next) ‖ the spans.
+        let ((setup, tl, mut polls, delays, by_task), spans) = {
             let trace = &trace;
             join(
                 || {
                     let tl = workers::build(trace, max_ts);
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, &trace.wakes, &loc);
-                    (setup(trace, &tl), tl, polls, delays)
+                    let by_task = polls_by_task(&tl);
+                    (setup(trace, &tl), tl, polls, delays, by_task)
                 },
                 || trace::build_spans(&trace.span_events, &trace.strings),
             )
@@ -151,7 +152,7 @@ impl Partial {
             let trace = &trace;
             let (frames, long_polls) = (&mut frames, &mut polls.long_polls);
             join(
-                || (busy_polls(&spans, &tl), span_stats(&spans, &trace.strings)),
+                || (busy_polls(&spans, &tl, by_task), span_stats(&spans, &trace.strings)),
                 || {
                     drop(span_events);
                     let mut symbolizer = Symbolizer::new(&symbols, frames);
@@ -445,30 +446,36 @@ fn last_starting_by(polls: &TaskPolls, hint: usize, ts: u64) -> Option<usize> {
     Some(hint + n)
 }
 
-/// Polls that ran more than `MANY_SPANS` spans of their own task.
 /// One task's polls on all workers, by start: (start, end, worker position
 /// in the timelines, index in that worker's polls).
 type TaskPolls = Vec<(u64, u64, u32, u32)>;
 
-fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines) -> Vec<BusyPoll> {
-    let workers: Vec<(&u64, &workers::WorkerTimeline)> = tl.workers.iter().collect();
+/// Each task's polls by start, with where its last lookup landed: spans come
+/// by start, so the next is mostly near.
+type PollsByTask = FastMap<u64, (TaskPolls, usize)>;
+
+fn polls_by_task(tl: &workers::Timelines) -> PollsByTask {
     let mut polls_by_task: FastMap<u64, TaskPolls> = FastMap::default();
-    for (w, (_, wt)) in workers.iter().enumerate() {
+    for (w, wt) in tl.workers.values().enumerate() {
         for (i, poll) in wt.polls.iter().enumerate().filter(|(_, p)| p.task_id != 0) {
             let polls = polls_by_task.entry(poll.task_id).or_default();
             polls.push((poll.start, poll.end, w as u32, i as u32));
         }
     }
     // Stable, over one ordered run per worker: of the polls starting at the
-    // same time, the later worker's comes last. Each task also keeps where
-    // its last lookup landed: spans come by start, so the next is mostly near.
-    let mut polls_by_task: FastMap<u64, (TaskPolls, usize)> = polls_by_task
+    // same time, the later worker's comes last.
+    polls_by_task
         .into_iter()
         .map(|(task, mut polls)| {
             polls.sort_by_key(|p| p.0);
             (task, (polls, 0))
         })
-        .collect();
+        .collect()
+}
+
+/// Polls that ran more than `MANY_SPANS` spans of their own task.
+fn busy_polls(spans: &trace::Spans, tl: &workers::Timelines, mut polls_by_task: PollsByTask) -> Vec<BusyPoll> {
+    let workers: Vec<(&u64, &workers::WorkerTimeline)> = tl.workers.iter().collect();
     // Spans counted per poll, by worker position and poll index.
     let mut counts: Vec<Vec<u32>> = workers.iter().map(|(_, wt)| vec![0; wt.polls.len()]).collect();
     for span in &spans.spans {
