@@ -335,6 +335,7 @@ impl Plans {
     }
 }
 
+#[derive(Default)]
 pub(super) struct Builder {
     pub(super) trace: ParsedTrace,
     /// Each worker's timeline while decoding (a few workers: a short list
@@ -351,38 +352,24 @@ pub(super) struct Builder {
     unknown_name: Option<StrId>,
 }
 
-impl Default for Builder {
-    fn default() -> Self {
-        let trace = ParsedTrace {
-            wakes: event_list(),
-            span_events: event_list(),
-            ..ParsedTrace::default()
-        };
-        Builder {
-            trace,
-            workers: Vec::new(),
-            last: 0,
-            events: 0,
-            symbols: Vec::new(),
-            plans: Plans::default(),
-            unknown_name: None,
+/// Appends to one of the lists a trace holds events in by the hundred
+/// thousand. On 64-bit targets, a list that reaches 1 MiB moves to 32 MiB
+/// of address space, which the allocator maps apart from its heap: from then
+/// on growing it never copies (the kernel moves the mapping), and a page
+/// costs memory only once an event is written to it (a list grown by
+/// copying touches about twice the memory it ends with). Only lists the
+/// trace filled that far get the space, however many workers it names.
+/// wasm32 commits what it reserves: there lists grow as usual.
+fn push_event<T>(list: &mut Vec<T>, event: T) {
+    const BIG: usize = 1 << 20;
+    const RESERVED: usize = 32 << 20;
+    if list.len() == list.capacity() && cfg!(target_pointer_width = "64") {
+        let bytes = list.len() * size_of::<T>();
+        if (BIG..RESERVED).contains(&bytes) {
+            list.reserve_exact(RESERVED / size_of::<T>() - list.len());
         }
     }
-}
-
-/// An empty list for one of the kinds of events a trace holds by the
-/// hundred thousand. On 64-bit targets it starts with 32 MiB of address
-/// space, which the allocator maps apart from its heap: growing it never
-/// copies (the kernel moves the mapping), and a page costs memory only once
-/// an event is written to it. (A list grown by copying touches about twice
-/// the memory it ends with.) wasm32 commits what it reserves: there it
-/// grows as usual.
-fn event_list<T>() -> Vec<T> {
-    if cfg!(target_pointer_width = "64") {
-        Vec::with_capacity((32 << 20) / size_of::<T>())
-    } else {
-        Vec::new()
-    }
+    list.push(event);
 }
 
 impl Builder {
@@ -404,7 +391,7 @@ impl Builder {
         if self.workers.get(self.last).is_none_or(|w| w.0 != worker) {
             self.last = timeline_index(&mut self.workers, worker);
         }
-        self.workers[self.last].1.push(WorkerEvent { ts, kind });
+        push_event(&mut self.workers[self.last].1, WorkerEvent { ts, kind });
     }
 
     fn event(&mut self, ev: &RawEvent<'_, '_>) {
@@ -464,10 +451,13 @@ impl Builder {
                     t.legacy_active_tasks.push((ts, active));
                 }
             }
-            Kind::Wake => t.wakes.push(Wake {
-                ts,
-                task: f.u64_or0(Field::WokenTaskId),
-            }),
+            Kind::Wake => push_event(
+                &mut t.wakes,
+                Wake {
+                    ts,
+                    task: f.u64_or0(Field::WokenTaskId),
+                },
+            ),
             Kind::TaskSpawn => {
                 let task = f.u64_or0(Field::TaskId);
                 let loc = self.spawn_loc(&f);
@@ -553,20 +543,17 @@ impl Builder {
                     name,
                     task_id: f.u64(Field::TokioTaskId).and_then(NonZeroU64::new),
                 };
-                self.trace.span_events.push(TimedSpanEvent { ts, event });
+                push_event(&mut self.trace.span_events, TimedSpanEvent { ts, event });
             }
-            Kind::SpanExit => t.span_events.push(TimedSpanEvent {
-                ts,
-                event: SpanEvent::Exit {
-                    span_id: f.u64_or0(Field::SpanId),
-                },
-            }),
-            Kind::SpanClose => t.span_events.push(TimedSpanEvent {
-                ts,
-                event: SpanEvent::Close {
-                    span_id: f.u64_or0(Field::SpanId),
-                },
-            }),
+            Kind::SpanExit | Kind::SpanClose => {
+                let span_id = f.u64_or0(Field::SpanId);
+                let event = if kind == Kind::SpanExit {
+                    SpanEvent::Exit { span_id }
+                } else {
+                    SpanEvent::Close { span_id }
+                };
+                push_event(&mut t.span_events, TimedSpanEvent { ts, event });
+            }
             Kind::Ignored => {}
             Kind::Custom => self.single_event_span(&f, ts),
         }
@@ -588,7 +575,7 @@ impl Builder {
         // `bounds` holds the single spans' own until `finish`.
         t.bounds = union(t.bounds, bounds([start, end].into_iter()));
         let event = SpanEvent::Single { name, start, end };
-        t.span_events.push(TimedSpanEvent { ts, event });
+        push_event(&mut t.span_events, TimedSpanEvent { ts, event });
     }
 
     pub(super) fn finish(self) -> ParsedTrace {
@@ -623,7 +610,7 @@ pub(super) fn timeline_index(workers: &mut Vec<(u64, Vec<WorkerEvent>)>, worker:
     match workers.iter().position(|w| w.0 == worker) {
         Some(i) => i,
         None => {
-            workers.push((worker, event_list()));
+            workers.push((worker, Vec::new()));
             workers.len() - 1
         }
     }
@@ -751,5 +738,31 @@ impl Projection {
             .filter(|n| !n.trim().is_empty());
         let name = strings.intern(name.as_deref().unwrap_or(&self.schema_name));
         Some((name, start, end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_event;
+
+    #[test]
+    fn only_lists_filled_to_a_mebibyte_get_reserved_space() {
+        let mut small = Vec::new();
+        for i in 0..1000u64 {
+            push_event(&mut small, [i; 4]);
+        }
+        assert!(small.capacity() < 2000, "{}", small.capacity());
+        let mut big = Vec::new();
+        let per_mib = (1 << 20) / size_of::<[u64; 4]>();
+        for i in 0..=per_mib as u64 {
+            push_event(&mut big, [i; 4]);
+        }
+        let expected = if cfg!(target_pointer_width = "64") {
+            (32 << 20) / 32
+        } else {
+            per_mib + 1
+        };
+        assert!(big.capacity() >= expected, "{}", big.capacity());
+        assert_eq!(big.last(), Some(&[per_mib as u64; 4]));
     }
 }
