@@ -85,8 +85,9 @@ impl From<Option<u64>> for OptU64 {
     }
 }
 
-/// An optional thread id in 4 bytes: Linux's fit in 22 bits (`pid_max`); a
-/// wider value, from a damaged trace, reads as absent.
+/// An optional thread id in 4 bytes: Linux's fit in 22 bits (`pid_max`);
+/// `u32::MAX` or a wider value, from a damaged trace, reads as absent (and
+/// then binds no thread to a worker either).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OptTid(u32);
 
