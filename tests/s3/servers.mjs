@@ -1,6 +1,8 @@
-// Local S3 for tests and the demo: s3s-fs (real SigV4 checks) serving a copy of
+// Local S3 for tests and the demo: d9lens-s3-server (tests/s3/server: s3s-fs with real
+// SigV4 checks, plus anonymous read of chosen prefixes) serving a copy of
 // tests/fixtures/s3-bucket/ as bucket `d9lens-demo`, a CORS front before it (like S3
-// with a bucket CORS rule), and s3s-fs's own port as the endpoint WITHOUT CORS.
+// with a bucket CORS rule), and the server's own port as the endpoint WITHOUT CORS.
+// Build the server with `cargo build -p d9lens-s3-server` (scripts/setup.sh does).
 //
 //   node tests/s3/servers.mjs run      foreground; stops on Ctrl-C, SIGTERM or when stdin closes
 //                                      (with --watch-stdin: how tests tie it to their own life)
@@ -8,17 +10,25 @@
 //   node tests/s3/servers.mjs stop     stops what `start` started (by the pids in the state file)
 //
 // Environment (all optional):
-//   S3_PORT=9000          s3s-fs port: the plain endpoint, no CORS (0: a free port)
+//   S3_PORT=9000          the S3 server's port: the plain endpoint, no CORS (0: a free port)
 //   S3_CORS_PORT=9001     CORS front port (0: a free port)
 //   S3_CORS_ORIGINS=*     allowed origins, comma separated ("*": echo any origin)
 //   S3_REGION=us-east-1   the bucket's region (the front refuses other signing regions)
-//   S3S_FS=s3s-fs         the s3s-fs binary
-//   S3S_LOG=off           s3s-fs's log filter (RUST_LOG syntax, e.g. info)
+//   S3S_FS=…              the server binary (default: $CARGO_TARGET_DIR or target/, then
+//                         debug/d9lens-s3-server; a plain s3s-fs works unless S3_PUBLIC_READ is set)
+//   S3S_LOG=off           the server's log filter (RUST_LOG syntax, e.g. info)
+//   S3_PUBLIC_READ=       comma-separated BUCKET/PREFIX list: anonymous GetObject/HeadObject
+//                         of keys under each is allowed (like a public-read bucket policy on a
+//                         site prefix); each such bucket is created empty if missing. Every
+//                         other request still needs a valid SigV4 signature.
+//                         (startServers({ publicRead: ['bucket/prefix/'] }) does the same.)
 //   D9LENS_S3_STATE=target/s3-servers.json   where endpoints, credentials and pids go
 //
 // The endpoints JSON (printed on stdout by `run`/`start`, and written to the state file):
 //   {"bucket","region","accessKeyId","secretAccessKey","corsEndpoint","plainEndpoint",
-//    "controlUrl","dataDir","pids":{…}}
+//    "controlUrl","dataDir","publicRead":[…],"pids":{…}}
+//   plainEndpoint also serves the public-read prefixes anonymously, path-style:
+//   `${plainEndpoint}/BUCKET/PREFIX…/index.html`.
 // The credentials are a public demo pair, valid only for this local server.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -100,13 +110,19 @@ export function prepareData(dataDir) {
   return { objects: listing.objects.length };
 }
 
-function s3sBinary() {
-  if (process.env.S3S_FS) return process.env.S3S_FS;
-  const cargoBin = path.join(os.homedir(), '.cargo/bin/s3s-fs');
-  return fs.existsSync(cargoBin) ? cargoBin : 's3s-fs';
+/** Creates an empty bucket (a directory of the data dir) unless it exists. */
+export function createBucket(dataDir, bucket) {
+  fs.mkdirSync(path.join(dataDir, bucket), { recursive: true });
 }
 
-async function startS3s(dataDir, wantedPort, detached) {
+/** `cargo build -p d9lens-s3-server`'s binary, or $S3S_FS. */
+export function s3sBinary() {
+  if (process.env.S3S_FS) return process.env.S3S_FS;
+  const targetDir = path.resolve(root, process.env.CARGO_TARGET_DIR || 'target');
+  return path.join(targetDir, 'debug/d9lens-s3-server');
+}
+
+async function startS3s(dataDir, wantedPort, detached, publicRead = []) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = wantedPort || (await freePort());
     // Someone else's server there would look like ours starting.
@@ -116,7 +132,8 @@ async function startS3s(dataDir, wantedPort, detached) {
     }
     const child = spawn(
       s3sBinary(),
-      ['--host', HOST, '--port', String(port), '--access-key', ACCESS_KEY_ID, '--secret-key', SECRET_ACCESS_KEY, dataDir],
+      ['--host', HOST, '--port', String(port), '--access-key', ACCESS_KEY_ID, '--secret-key', SECRET_ACCESS_KEY,
+        ...publicRead.flatMap((p) => ['--public-read', p]), dataDir],
       // Its log goes to our stderr (stdout carries the endpoints JSON); S3S_LOG=info shows requests.
       { stdio: detached ? 'ignore' : ['ignore', 2, 2], detached, env: { ...process.env, RUST_LOG: process.env.S3S_LOG ?? 'off' } },
     );
@@ -129,14 +146,19 @@ async function startS3s(dataDir, wantedPort, detached) {
     }
     if (exited === null) {
       child.kill('SIGKILL');
-      throw new Error(`s3s-fs did not start listening on ${HOST}:${port}`);
+      throw new Error(`${s3sBinary()} did not start listening on ${HOST}:${port}`);
     }
-    if (wantedPort || typeof exited === 'string') throw new Error(`s3s-fs failed to start on port ${port}: ${exited}`);
+    if (typeof exited === 'string') throw new Error(`${s3sBinary()} failed to start: ${exited} ${missingHint()}`);
+    if (wantedPort) throw new Error(`${s3sBinary()} failed to start on port ${port}: ${exited}`);
   }
-  throw new Error('s3s-fs could not bind a free port');
+  throw new Error(`${s3sBinary()} could not bind a free port`);
 }
 
-function endpointsOf({ s3sPort, frontPort, dataDir, region, pids }) {
+function missingHint() {
+  return fs.existsSync(s3sBinary()) ? '' : '(build it with `cargo build -p d9lens-s3-server`, or set S3S_FS)';
+}
+
+function endpointsOf({ s3sPort, frontPort, dataDir, region, publicRead, pids }) {
   return {
     bucket: BUCKET,
     region,
@@ -146,6 +168,7 @@ function endpointsOf({ s3sPort, frontPort, dataDir, region, pids }) {
     plainEndpoint: `http://${HOST}:${s3sPort}`,
     controlUrl: `http://${HOST}:${frontPort}/__d9lens`,
     dataDir,
+    publicRead,
     pids,
   };
 }
@@ -162,11 +185,25 @@ function settings() {
     frontPort: envPort('S3_CORS_PORT', 9001),
     region: process.env.S3_REGION || 'us-east-1',
     origins: !origins || origins === '*' ? '*' : origins.split(',').map((s) => s.trim()).filter(Boolean),
+    publicRead: (process.env.S3_PUBLIC_READ || '').split(',').map((s) => s.trim()).filter(Boolean),
     stateFile: process.env.D9LENS_S3_STATE || path.join(root, 'target/s3-servers.json'),
   };
 }
 
-/** Starts everything in this process (front) and a child (s3s-fs). Resolves to {endpoints, stop()}. */
+/** Public-read buckets exist (empty) before the server starts. */
+function preparePublic(dataDir, publicRead) {
+  for (const p of publicRead) {
+    const bucket = p.split('/')[0];
+    if (!bucket) throw new Error(`public read ${JSON.stringify(p)}: expected BUCKET/PREFIX`);
+    createBucket(dataDir, bucket);
+  }
+}
+
+/**
+ * Starts everything in this process (front) and a child (the S3 server). Resolves to
+ * {endpoints, stop()}. Options override the environment: {s3sPort, frontPort, region,
+ * origins, publicRead: ['bucket/prefix/', …]}.
+ */
 export async function startServers(opts = {}) {
   const s = { ...settings(), ...opts };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-s3-'));
@@ -174,14 +211,15 @@ export async function startServers(opts = {}) {
   let front;
   try {
     prepareData(dataDir);
-    s3s = await startS3s(dataDir, s.s3sPort, false);
+    preparePublic(dataDir, s.publicRead);
+    s3s = await startS3s(dataDir, s.s3sPort, false, s.publicRead);
     front = await startFront({ host: HOST, port: s.frontPort, upstreamHost: HOST, upstreamPort: s3s.port, origins: s.origins, region: s.region, quiet: true });
   } catch (e) {
     s3s?.child.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw e;
   }
-  const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort: front.port, dataDir, region: s.region, pids: { s3s: s3s.child.pid, front: process.pid } });
+  const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort: front.port, dataDir, region: s.region, publicRead: s.publicRead, pids: { s3s: s3s.child.pid, front: process.pid } });
   let stopping = null;
   const stop = () =>
     (stopping ??= (async () => {
@@ -204,6 +242,7 @@ async function run(watchStdin) {
   fs.writeFileSync(s.stateFile, JSON.stringify(endpoints, null, 2));
   console.log(JSON.stringify(endpoints));
   log(`bucket ${endpoints.bucket} (region ${endpoints.region}); with CORS: ${endpoints.corsEndpoint}; without CORS: ${endpoints.plainEndpoint}`);
+  for (const p of endpoints.publicRead) log(`public read: ${endpoints.plainEndpoint}/${p}…`);
   log(`credentials: AWS_ACCESS_KEY_ID=${endpoints.accessKeyId} AWS_SECRET_ACCESS_KEY=${endpoints.secretAccessKey}`);
   let finishing = false;
   const finish = async () => {
@@ -231,7 +270,8 @@ async function startDetached() {
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-s3-'));
   prepareData(dataDir);
-  const s3s = await startS3s(dataDir, s.s3sPort, true);
+  preparePublic(dataDir, s.publicRead);
+  const s3s = await startS3s(dataDir, s.s3sPort, true, s.publicRead);
   const frontPort = s.frontPort || (await freePort());
   if (await canConnect(frontPort)) {
     process.kill(s3s.child.pid, 'SIGTERM');
@@ -254,7 +294,7 @@ async function startDetached() {
   }
   s3s.child.unref();
   front.unref();
-  const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort, dataDir, region: s.region, pids: { s3s: s3s.child.pid, front: front.pid } });
+  const endpoints = endpointsOf({ s3sPort: s3s.port, frontPort, dataDir, region: s.region, publicRead: s.publicRead, pids: { s3s: s3s.child.pid, front: front.pid } });
   fs.mkdirSync(path.dirname(s.stateFile), { recursive: true });
   fs.writeFileSync(s.stateFile, JSON.stringify(endpoints, null, 2));
   console.log(JSON.stringify(endpoints));
@@ -268,14 +308,15 @@ function stopDetached() {
     return;
   }
   const state = JSON.parse(fs.readFileSync(s.stateFile, 'utf8'));
-  const expected = { s3s: 's3s-fs', front: 'front.mjs' };
+  // A state file of an older start may name s3s-fs itself.
+  const expected = { s3s: ['d9lens-s3-server', 's3s-fs', path.basename(s3sBinary())].filter(Boolean), front: ['front.mjs'] };
   for (const [name, pid] of Object.entries(state.pids ?? {})) {
     // Only our own processes: a pid may have been reused since `start`.
     let cmdline = '';
     try {
       cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {}
-    if (!cmdline.includes(expected[name] ?? '\0')) {
+    if (!(expected[name] ?? []).some((e) => cmdline.includes(e))) {
       log(`${name} (pid ${pid}) was not running`);
       continue;
     }
@@ -295,7 +336,7 @@ function stopDetached() {
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [cmd, ...flags] = process.argv.slice(2);
   if (cmd !== 'stop' && spawnSync(s3sBinary(), ['--version']).error) {
-    log(`s3s-fs not found (${s3sBinary()}): run scripts/setup.sh, or set S3S_FS`);
+    log(`the S3 server is not built (${s3sBinary()}): run scripts/setup.sh or \`cargo build -p d9lens-s3-server\`, or set S3S_FS`);
     process.exit(3);
   }
   try {

@@ -1,10 +1,10 @@
-//! `d9lens s3` against a real S3-compatible server: s3s-fs (it verifies SigV4)
-//! serving a copy of tests/fixtures/s3-bucket/ as bucket `d9lens-demo`, behind the
+//! `d9lens s3` against a real S3-compatible server: s3s-fs (it verifies SigV4, in
+//! the test server of tests/s3/server) serving a copy of tests/fixtures/s3-bucket/ as bucket `d9lens-demo`, behind the
 //! CORS front of tests/s3/front.mjs; both started on free ports by
 //! tests/s3/servers.mjs, once per test binary, and stopped when it exits.
 //!
-//! Skipped (with a message) only when the `s3s-fs` binary is missing; under CI=true
-//! a missing s3s-fs fails instead, since scripts/setup.sh installs it.
+//! Skipped (with a message) only when that server is not built; under CI=true a
+//! missing server fails instead, since scripts/setup.sh builds it.
 
 use d9lens_core::s3::{BucketName, ByteRange, Credentials, Endpoint, Region, S3Config, Timestamp};
 use serde_json::Value;
@@ -31,28 +31,29 @@ struct Servers {
     _child: Mutex<Child>,
 }
 
-fn s3s_fs() -> Option<PathBuf> {
+/// The S3 test server (`tests/s3/server`, built by scripts/setup.sh): s3s-fs with
+/// SigV4 checks, or the binary `S3S_FS` names.
+fn s3_server() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("S3S_FS") {
         return Some(p.into());
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let home = std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo/bin"));
-    std::env::split_paths(&path)
-        .chain(home)
-        .map(|dir| dir.join("s3s-fs"))
-        .find(|c| c.is_file())
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    Some(target.join("debug/d9lens-s3-server")).filter(|p| p.is_file())
 }
 
 fn servers() -> Option<&'static Servers> {
     static SERVERS: OnceLock<Option<Servers>> = OnceLock::new();
     SERVERS
         .get_or_init(|| {
-            let Some(bin) = s3s_fs() else {
-                let msg = "s3s-fs is not installed: scripts/setup.sh installs it \
-                           (cargo install --locked s3s-fs --version 0.14.1 --features binary)";
+            let Some(bin) = s3_server() else {
+                let msg = "the S3 test server is not built: scripts/setup.sh builds it \
+                           (cargo build -p d9lens-s3-server)";
                 assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
                 // Straight to stderr: libtest captures eprintln! of passing tests.
-                let _ = writeln!(std::io::stderr(), "SKIPPED: the S3 tests need s3s-fs. {msg}");
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIPPED: the S3 tests need the S3 test server. {msg}"
+                );
                 return None;
             };
             let state = std::env::temp_dir().join(format!("d9lens-s3-test-{}.json", std::process::id()));
