@@ -3,6 +3,7 @@
 mod allocator;
 mod analyze;
 mod args;
+mod deploy;
 mod diagnose;
 mod output;
 mod parallel;
@@ -17,6 +18,7 @@ const USAGE: &str = "usage:
   d9lens diagnose FILE [--task ID] [--min-ms X] [--pctl-mult 3] [--floor-ms 1] [--top 1] [--hz HZ] [--json]
   d9lens zoom FILE CENTER_MS [HALF_MS=20] [--hz HZ] [--json]
   d9lens s3 ls|analyze s3://BUCKET[/PREFIX] [--endpoint URL] [...]   (d9lens s3 --help)
+  d9lens deploy s3://BUCKET[/PREFIX] [--dist DIR] [--dry-run] [...]    (d9lens deploy --help)
 
 PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them.
 diagnose explains the longest polls (threshold: --min-ms, else max(floor, mult x p99));
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Some("diagnose") => diagnose::DiagnoseArgs::parse(&argv[1..]).and_then(|a| diagnose::run(&a)),
         Some("zoom") => zoom::ZoomArgs::parse(&argv[1..]).and_then(|a| zoom::run(&a)),
         Some("s3") => s3::run(&argv[1..]),
+        Some("deploy") => deploy::run(&argv[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

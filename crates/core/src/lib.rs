@@ -14,4 +14,5 @@ pub mod inflate;
 mod parallel;
 pub mod report;
 pub mod s3;
+pub mod site;
 pub mod trace;

@@ -69,7 +69,8 @@ pub struct AnalyzeArgs {
 /// Parallel downloads unless `--jobs` says otherwise.
 pub const DEFAULT_JOBS: usize = 4;
 
-fn value<'a>(it: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<&'a str, String> {
+/// The value after `flag`.
+pub fn value<'a>(it: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<&'a str, String> {
     it.next()
         .map(String::as_str)
         .ok_or_else(|| format!("{flag} needs a value"))

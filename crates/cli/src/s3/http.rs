@@ -2,6 +2,8 @@
 //! ureq, retries throttling, 5xx and dropped connections with the core's backoff,
 //! re-signs in the right region after a wrong-region answer, and corrects the clock
 //! after a skew answer. Nothing here prints or returns a URL with its signature.
+//! GET, HEAD and DELETE carry no body; POST sends the request's own, PUT the bytes
+//! the caller gives ([`Client::fetch_with_body`]).
 
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
@@ -131,26 +133,21 @@ impl Client {
         local_now().offset_by_millis(self.clock_offset_ms.load(Ordering::Relaxed))
     }
 
-    fn send(&self, req: &HttpRequest) -> Result<Response, String> {
+    /// Sends `req` once; `payload` is the body of a PUT (a POST sends `req.body`).
+    fn send(&self, req: &HttpRequest, payload: &[u8]) -> Result<Response, String> {
+        fn with_headers<B>(mut builder: ureq::RequestBuilder<B>, req: &HttpRequest) -> ureq::RequestBuilder<B> {
+            for (name, value) in &req.headers {
+                builder = builder.header(name, value);
+            }
+            builder
+        }
+        let body = req.body.as_ref().map_or(payload, |b| b.as_bytes());
         let result = match req.method {
-            Method::Get | Method::Head => {
-                let mut builder = if req.method == Method::Get {
-                    self.agent.get(&req.url)
-                } else {
-                    self.agent.head(&req.url)
-                };
-                for (name, value) in &req.headers {
-                    builder = builder.header(name, value);
-                }
-                builder.call()
-            }
-            Method::Post => {
-                let mut builder = self.agent.post(&req.url);
-                for (name, value) in &req.headers {
-                    builder = builder.header(name, value);
-                }
-                builder.send(req.body.clone().unwrap_or_default())
-            }
+            Method::Get => with_headers(self.agent.get(&req.url), req).call(),
+            Method::Head => with_headers(self.agent.head(&req.url), req).call(),
+            Method::Delete => with_headers(self.agent.delete(&req.url), req).call(),
+            Method::Post => with_headers(self.agent.post(&req.url), req).send(body),
+            Method::Put => with_headers(self.agent.put(&req.url), req).send(body),
         };
         // ureq's messages may quote the URL: never show its signature.
         let scrub = |e: ureq::Error| e.to_string().replace(&req.url, &redact_url(&req.url));
@@ -185,13 +182,24 @@ impl Client {
         what: &str,
         build: impl Fn(&S3Config, Timestamp) -> HttpRequest,
     ) -> Result<Response, FetchError> {
+        self.fetch_with_body(what, &[], build)
+    }
+
+    /// [`Client::fetch`] for a request whose body the shell supplies (a PUT's
+    /// object bytes), sent again with every attempt.
+    pub fn fetch_with_body(
+        &self,
+        what: &str,
+        payload: &[u8],
+        build: impl Fn(&S3Config, Timestamp) -> HttpRequest,
+    ) -> Result<Response, FetchError> {
         let mut retries = 0;
         let mut region_switched = false;
         let mut clock_corrected = false;
         loop {
             let config = self.config();
             let req = build(&config, self.now());
-            let failure = match self.send(&req) {
+            let failure = match self.send(&req, payload) {
                 Ok(resp) if (200..300).contains(&resp.status) => return Ok(resp),
                 Ok(resp) => {
                     let err = S3Error::from_response(resp.status, &resp.headers, &resp.body);

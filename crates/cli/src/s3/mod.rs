@@ -3,10 +3,10 @@
 //! native HTTP executor ([`http`]).
 
 mod analyze;
-mod args;
-mod http;
+pub mod args;
+pub mod http;
 mod ls;
-mod summary;
+pub mod summary;
 
 use args::Common;
 use d9lens_core::s3::{BucketName, Credentials, Endpoint, ErrorKind, Region, S3Config};
@@ -45,18 +45,26 @@ fn env(name: &str) -> Option<String> {
 
 /// The bucket's configuration from the flags and the AWS environment variables.
 fn config(common: &Common) -> Result<S3Config, String> {
-    let endpoint = match common
-        .endpoint
-        .clone()
+    config_for(
+        &common.location.bucket,
+        common.endpoint.as_deref(),
+        common.region.as_deref(),
+    )
+}
+
+/// The configuration of `bucket`: `--endpoint` / `--region` when given, else the
+/// AWS environment variables (see [`USAGE`]).
+pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<S3Config, String> {
+    let endpoint = match endpoint
+        .map(str::to_owned)
         .or_else(|| env("AWS_ENDPOINT_URL_S3"))
         .or_else(|| env("AWS_ENDPOINT_URL"))
     {
         Some(url) => Endpoint::custom(&url).map_err(|e| e.to_string())?,
         None => Endpoint::Aws,
     };
-    let region = common
-        .region
-        .clone()
+    let region = region
+        .map(str::to_owned)
         .or_else(|| env("AWS_REGION"))
         .or_else(|| env("AWS_DEFAULT_REGION"))
         .unwrap_or_else(|| "us-east-1".to_owned());
@@ -64,7 +72,7 @@ fn config(common: &Common) -> Result<S3Config, String> {
         .map_err(|e| format!("AWS credentials in the environment: {e}"))?;
     Ok(S3Config {
         endpoint,
-        bucket: BucketName::new(&common.location.bucket).map_err(|e| e.to_string())?,
+        bucket: BucketName::new(bucket).map_err(|e| e.to_string())?,
         region: Region::new(&region).map_err(|e| e.to_string())?,
         credentials,
     })
@@ -88,7 +96,7 @@ fn credentials_hint(err: &FetchError, signed: bool) -> Option<&'static str> {
 }
 
 /// Prints an S3 failure (cause and fix) and gives the exit code for it.
-fn failed(err: &FetchError, config: &S3Config) -> ExitCode {
+pub fn failed(err: &FetchError, config: &S3Config) -> ExitCode {
     eprintln!("d9lens: {}", err.explain());
     if let Some(hint) = credentials_hint(err, config.credentials.is_some()) {
         eprintln!("{hint}");

@@ -6,6 +6,8 @@
 //! - [`listing`]: ListObjectsV2 XML into a [`ListPage`].
 //! - [`error`]: error answers (and network failures) into an actionable [`S3Error`].
 //! - [`credentials`]: [`Credentials`] and parsing of pasted credential text.
+//! - [`regions`]: AWS regions and the S3/STS hosts the page's CSP allows.
+//! - [`served_from`]: the bucket a page is served from, by the page's own address.
 //! - [`cors`], [`retry`], [`time`], [`encode`]: the CORS rule to show, the backoff
 //!   schedule, time values, SigV4 percent-encoding.
 //! - [`layout`], [`listing_plan`], [`catalog`], [`spec`]: dial9's object-key layouts,
@@ -20,8 +22,10 @@ pub mod error;
 pub mod layout;
 pub mod listing;
 pub mod listing_plan;
+pub mod regions;
 pub mod request;
 pub mod retry;
+pub mod served_from;
 pub mod sigv4;
 pub mod spec;
 pub mod sts;

@@ -1,5 +1,5 @@
-//! S3 requests as values: where the bucket is, and the ListObjectsV2 / GetObject
-//! requests the shell executes.
+//! S3 requests as values: where the bucket is, and the ListObjectsV2 / GetObject /
+//! PutObject / DeleteObject requests the shell executes.
 //!
 //! With credentials every request is a presigned URL (signature in the query,
 //! `X-Amz-SignedHeaders=host`): a browser sends it with no custom header, so a plain
@@ -11,6 +11,12 @@
 //! newer browsers implement that; elsewhere a `Range` header triggers a CORS preflight
 //! (`OPTIONS`), so the bucket's CORS rule must allow it (the rule from
 //! [`cors_rule_json`](super::cors::cors_rule_json) allows every header).
+//!
+//! PutObject and DeleteObject (`d9lens deploy`, from the CLI only) are presigned the
+//! same way. A PUT's `Content-Type` and `Cache-Control` travel as plain headers
+//! outside the signature (`X-Amz-SignedHeaders=host`, payload `UNSIGNED-PAYLOAD`):
+//! S3 stores them as the object's metadata and accepts them unsigned. The body
+//! bytes are not part of the request value; the shell sends them with it.
 
 use std::fmt;
 
@@ -36,6 +42,8 @@ pub enum Method {
     Get,
     Head,
     Post,
+    Put,
+    Delete,
 }
 
 impl Method {
@@ -44,6 +52,8 @@ impl Method {
             Method::Get => "GET",
             Method::Head => "HEAD",
             Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
         }
     }
 }
@@ -133,6 +143,27 @@ pub struct CustomEndpoint {
     authority: String,
     /// Path prefix without a trailing `/` (empty, or e.g. `/s3`).
     base_path: String,
+}
+
+impl CustomEndpoint {
+    pub fn is_https(&self) -> bool {
+        self.scheme == Scheme::Https
+    }
+
+    /// `host[:port]`, lower-case, without the scheme's default port.
+    pub fn authority(&self) -> &str {
+        &self.authority
+    }
+
+    /// Empty, or a path such as `/s3` (no trailing `/`).
+    pub fn base_path(&self) -> &str {
+        &self.base_path
+    }
+
+    /// The normalised endpoint URL, e.g. `https://minio.example.com/s3`.
+    pub fn url(&self) -> String {
+        url(self.scheme, &self.authority, &self.base_path, "")
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,7 +267,7 @@ impl Region {
     }
 
     /// The DNS suffix of AWS endpoints in this region's partition.
-    fn aws_dns_suffix(&self) -> &'static str {
+    pub(crate) fn aws_dns_suffix(&self) -> &'static str {
         if self.0.starts_with("cn-") {
             "amazonaws.com.cn"
         } else {
@@ -327,7 +358,7 @@ impl S3Config {
             ),
         ];
         query.extend(optional.into_iter().filter_map(|(k, v)| Some((k.to_owned(), v?))));
-        self.get(None, query, Vec::new(), now)
+        self.presigned(Method::Get, None, query, Vec::new(), now)
     }
 
     /// A GetObject request, optionally for a byte range (see the module docs about
@@ -336,7 +367,30 @@ impl S3Config {
         let headers = range
             .map(|r| vec![("Range".to_owned(), r.header_value())])
             .unwrap_or_default();
-        self.get(Some(key), Vec::new(), headers, now)
+        self.presigned(Method::Get, Some(key), Vec::new(), headers, now)
+    }
+
+    /// A PutObject request; the shell sends the object's bytes as the body. The
+    /// headers are S3's object metadata, sent unsigned (see the module docs).
+    pub fn put_object(&self, key: &str, content_type: &str, cache_control: &str, now: SigningTime) -> HttpRequest {
+        let headers = vec![
+            ("Content-Type".to_owned(), content_type.to_owned()),
+            ("Cache-Control".to_owned(), cache_control.to_owned()),
+        ];
+        self.presigned(Method::Put, Some(key), Vec::new(), headers, now)
+    }
+
+    /// A DeleteObject request (S3 answers 204 whether or not the key existed).
+    pub fn delete_object(&self, key: &str, now: SigningTime) -> HttpRequest {
+        self.presigned(Method::Delete, Some(key), Vec::new(), Vec::new(), now)
+    }
+
+    /// The plain, unsigned URL of an object: what a browser opens when the bucket
+    /// (or the object) is publicly readable. Same host and path style as the
+    /// requests above.
+    pub fn object_url(&self, key: &str) -> String {
+        let (scheme, host, path) = self.locate(Some(key));
+        url(scheme, &host, &path, "")
     }
 
     /// The URL path (encoded) and host for `key` (`None`: the bucket itself).
@@ -361,8 +415,10 @@ impl S3Config {
         }
     }
 
-    fn get(
+    /// The request, presigned when there are credentials (only `host` is signed).
+    fn presigned(
         &self,
+        method: Method,
         key: Option<&str>,
         mut query: Vec<(String, String)>,
         headers: Vec<(String, String)>,
@@ -372,7 +428,7 @@ impl S3Config {
         if let Some(credentials) = &self.credentials {
             let host_header = [("host".to_owned(), host.clone())];
             let request = SignableRequest {
-                method: Method::Get.as_str(),
+                method: method.as_str(),
                 path: &path,
                 query: &query,
                 headers: &host_header,
@@ -387,22 +443,25 @@ impl S3Config {
             };
             query.extend(sigv4::presign(&request, &params, PRESIGN_EXPIRY).params);
         }
-        let scheme = match scheme {
-            Scheme::Http => "http",
-            Scheme::Https => "https",
-        };
-        let query = sigv4::encode_query(&query);
-        let url = if query.is_empty() {
-            format!("{scheme}://{host}{path}")
-        } else {
-            format!("{scheme}://{host}{path}?{query}")
-        };
         HttpRequest {
-            method: Method::Get,
-            url,
+            method,
+            url: url(scheme, &host, &path, &sigv4::encode_query(&query)),
             headers,
             body: None,
         }
+    }
+}
+
+/// `scheme://host/path[?query]` from [`S3Config::locate`]'s parts and an encoded query.
+fn url(scheme: Scheme, host: &str, path: &str, query: &str) -> String {
+    let scheme = match scheme {
+        Scheme::Http => "http",
+        Scheme::Https => "https",
+    };
+    if query.is_empty() {
+        format!("{scheme}://{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}?{query}")
     }
 }
 
@@ -559,22 +618,19 @@ mod tests {
         assert!(Region::new("EU West").is_err());
     }
 
-    #[test]
-    fn presigned_url_signature_matches_an_independent_computation() {
-        // Rebuild the canonical request by hand from the URL and check the signature:
-        // the URL's path and query must be exactly what was signed.
-        let cfg = config(Endpoint::Aws, "acme-traces", Some(temp_creds()));
-        let get = cfg.get_object("dir/a=b c+d%e.bin", None, now());
-        let (base, query) = get.url.split_once('?').unwrap();
-        let path = &base["https://acme-traces.s3.eu-west-1.amazonaws.com".len()..];
-        assert_eq!(path, "/dir/a%3Db%20c%2Bd%25e.bin");
+    /// Rebuilds the canonical request by hand from a presigned URL and checks its
+    /// signature: the URL's path and query must be exactly what was signed.
+    fn assert_signature_matches(method: &str, url: &str) {
+        let host = "acme-traces.s3.eu-west-1.amazonaws.com";
+        let (base, query) = url.split_once('?').unwrap();
+        let path = &base[format!("https://{host}").len()..];
         let mut pairs: Vec<&str> = query
             .split('&')
             .filter(|p| !p.starts_with("X-Amz-Signature="))
             .collect();
         pairs.sort();
         let canonical = format!(
-            "GET\n{path}\n{}\nhost:acme-traces.s3.eu-west-1.amazonaws.com\n\nhost\nUNSIGNED-PAYLOAD",
+            "{method}\n{path}\n{}\nhost:{host}\n\nhost\nUNSIGNED-PAYLOAD",
             pairs.join("&")
         );
         let sts = format!(
@@ -592,7 +648,58 @@ mod tests {
         let expected: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
         assert!(
             query.ends_with(&format!("X-Amz-Signature={expected}"))
-                || query.contains(&format!("X-Amz-Signature={expected}&"))
+                || query.contains(&format!("X-Amz-Signature={expected}&")),
+            "{method} {}",
+            redact_url(url)
         );
+    }
+
+    #[test]
+    fn presigned_url_signature_matches_an_independent_computation() {
+        let cfg = config(Endpoint::Aws, "acme-traces", Some(temp_creds()));
+        let get = cfg.get_object("dir/a=b c+d%e.bin", None, now());
+        assert!(
+            get.url
+                .starts_with("https://acme-traces.s3.eu-west-1.amazonaws.com/dir/a%3Db%20c%2Bd%25e.bin?")
+        );
+        assert_signature_matches("GET", &get.url);
+    }
+
+    #[test]
+    fn put_and_delete_are_presigned_with_metadata_headers_unsigned() {
+        let cfg = config(Endpoint::Aws, "acme-traces", Some(temp_creds()));
+        let put = cfg.put_object("site/index.html", "text/html; charset=utf-8", "no-cache", now());
+        assert_eq!(put.method, Method::Put);
+        assert_eq!(
+            put.headers,
+            vec![
+                ("Content-Type".to_owned(), "text/html; charset=utf-8".to_owned()),
+                ("Cache-Control".to_owned(), "no-cache".to_owned()),
+            ]
+        );
+        assert!(put.body.is_none());
+        assert!(put.url.split('&').any(|p| p == "X-Amz-SignedHeaders=host"));
+        assert_signature_matches("PUT", &put.url);
+
+        let delete = cfg.delete_object("site/old.js", now());
+        assert_eq!(delete.method, Method::Delete);
+        assert!(delete.headers.is_empty() && delete.may_need_preflight());
+        assert!(
+            delete
+                .url
+                .starts_with("https://acme-traces.s3.eu-west-1.amazonaws.com/site/old.js?")
+        );
+        assert_signature_matches("DELETE", &delete.url);
+    }
+
+    #[test]
+    fn object_urls_are_unsigned_whatever_the_credentials() {
+        let cfg = config(Endpoint::Aws, "acme-traces", Some(temp_creds()));
+        assert_eq!(
+            cfg.object_url("site/a b.html"),
+            "https://acme-traces.s3.eu-west-1.amazonaws.com/site/a%20b.html"
+        );
+        let local = config(Endpoint::custom("http://127.0.0.1:9000/s3").unwrap(), "b", None);
+        assert_eq!(local.object_url("index.html"), "http://127.0.0.1:9000/s3/b/index.html");
     }
 }

@@ -26,17 +26,12 @@ pub enum StsEndpoint {
 }
 
 impl StsEndpoint {
-    fn host_and_region(&self) -> (String, &str) {
+    pub(crate) fn host_and_region(&self) -> (String, &str) {
         match self {
             StsEndpoint::Global => ("sts.amazonaws.com".to_owned(), "us-east-1"),
             StsEndpoint::Regional(region) => {
                 let r = region.as_str();
-                let suffix = if r.starts_with("cn-") {
-                    "amazonaws.com.cn"
-                } else {
-                    "amazonaws.com"
-                };
-                (format!("sts.{r}.{suffix}"), r)
+                (format!("sts.{r}.{}", region.aws_dns_suffix()), r)
             }
         }
     }

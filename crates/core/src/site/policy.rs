@@ -1,0 +1,126 @@
+//! The IAM policy a reader of a trace bucket needs (the one in README.md): list the
+//! prefix, get the objects under it.
+
+use serde::Serialize;
+
+use super::error::SiteError;
+use super::path::Prefix;
+use crate::s3::BucketName;
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct Policy {
+    version: &'static str,
+    statement: [Statement; 2],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct Statement {
+    effect: &'static str,
+    action: &'static str,
+    resource: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    condition: Option<Condition>,
+}
+
+#[derive(Serialize)]
+struct Condition {
+    #[serde(rename = "StringLike")]
+    string_like: PrefixCondition,
+}
+
+#[derive(Serialize)]
+struct PrefixCondition {
+    #[serde(rename = "s3:prefix")]
+    prefix: [String; 2],
+}
+
+/// The reader policy for `bucket`, limited to `prefix` when one is given (a root
+/// prefix is the whole bucket). Refuses names with `*`, `?` or `$`, which the
+/// policy would read as wildcards or variables.
+pub fn reader_policy_json(bucket: &BucketName, prefix: Option<&Prefix>) -> Result<String, SiteError> {
+    let prefix = prefix.map_or("", Prefix::as_str);
+    for name in [bucket.as_str(), prefix] {
+        if name.contains(['*', '?', '$']) {
+            return Err(SiteError::PolicyWildcard(name.to_owned()));
+        }
+    }
+    let bucket_arn = format!("arn:aws:s3:::{}", bucket.as_str());
+    let policy = Policy {
+        version: "2012-10-17",
+        statement: [
+            Statement {
+                effect: "Allow",
+                action: "s3:ListBucket",
+                resource: bucket_arn.clone(),
+                condition: (!prefix.is_empty()).then(|| Condition {
+                    string_like: PrefixCondition {
+                        prefix: [prefix.to_owned(), format!("{prefix}*")],
+                    },
+                }),
+            },
+            Statement {
+                effect: "Allow",
+                action: "s3:GetObject",
+                resource: format!("{bucket_arn}/{prefix}*"),
+                condition: None,
+            },
+        ],
+    };
+    Ok(serde_json::to_string_pretty(&policy).expect("a policy always serialises"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn policy(bucket: &str, prefix: Option<&str>) -> Value {
+        let bucket = BucketName::new(bucket).unwrap();
+        let prefix = prefix.map(|p| Prefix::new(p).unwrap());
+        serde_json::from_str(&reader_policy_json(&bucket, prefix.as_ref()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_readme_policy_with_a_prefix() {
+        assert_eq!(
+            policy("BUCKET", Some("dial9-traces")),
+            json!({
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Action": "s3:ListBucket",
+                        "Resource": "arn:aws:s3:::BUCKET",
+                        "Condition": { "StringLike": { "s3:prefix": ["dial9-traces/", "dial9-traces/*"] } }
+                    },
+                    { "Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::BUCKET/dial9-traces/*" }
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn the_whole_bucket_without_one() {
+        let expected = json!({
+            "Version": "2012-10-17",
+            "Statement": [
+                { "Effect": "Allow", "Action": "s3:ListBucket", "Resource": "arn:aws:s3:::acme-traces" },
+                { "Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::acme-traces/*" }
+            ]
+        });
+        assert_eq!(policy("acme-traces", None), expected);
+        assert_eq!(policy("acme-traces", Some("")), expected);
+    }
+
+    #[test]
+    fn refuses_wildcards() {
+        let bucket = BucketName::new("b*").unwrap();
+        assert!(reader_policy_json(&bucket, None).is_err());
+        let bucket = BucketName::new("b").unwrap();
+        let prefix = Prefix::new("${aws:username}").unwrap();
+        assert!(reader_policy_json(&bucket, Some(&prefix)).is_err());
+    }
+}
