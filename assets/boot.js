@@ -1,6 +1,9 @@
 // Loads the page's wasm. Kept out of index.html so the Content-Security-Policy
 // needs no 'unsafe-inline' (trunk's inline loader is off: inject_scripts = false).
-import init from './d9lens-web.js';
+//
+// The single-file build (scripts/build-single.sh) inlines this script and carries
+// the page's and the worker's code in data blocks instead of files: then the glue
+// modules are loaded from blob: URLs and the wasm from the embedded bytes.
 
 // A function returning a v128 (i8x16.popcnt): valid only where wasm SIMD
 // is, which the analyzer is built for.
@@ -13,10 +16,42 @@ function bootError(message) {
   document.body.append(p);
 }
 
+/** A data block of the single-file build (`<script type="text/plain" id=…>`). */
+const block = (id) => document.getElementById(id)?.textContent;
+
+function base64Bytes(text) {
+  const binary = atob(text.trim());
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+const blobUrl = (parts) => URL.createObjectURL(new Blob(parts, { type: 'text/javascript' }));
+
+/** Where the page's glue module and wasm come from: files, or the single file's blocks. */
+function pageCode() {
+  const glue = block('d9lens-page-glue');
+  if (glue === undefined) {
+    return { module: './d9lens-web.js', wasm: './d9lens-web_bg.wasm' };
+  }
+  // The worker: its no-modules glue, then its start with the embedded wasm. The page
+  // finds the worker script through the meta tag (src/assets.rs).
+  const worker = blobUrl([
+    block('d9lens-worker-glue'),
+    `\nwasm_bindgen({ module_or_path: (${base64Bytes})(${JSON.stringify(block('d9lens-worker-wasm').trim())}) });\n`,
+  ]);
+  document.getElementById('asset-worker').setAttribute('content', worker);
+  return { module: blobUrl([glue]), wasm: base64Bytes(block('d9lens-page-wasm')) };
+}
+
 if (!WebAssembly.validate(SIMD_PROBE)) {
   bootError('d9lens needs a browser with WebAssembly SIMD (Chrome or Edge 91+, Firefox 89+, Safari 16.4+).');
 } else {
-  init({ module_or_path: './d9lens-web_bg.wasm' }).catch((err) => {
+  (async () => {
+    const code = pageCode();
+    const { default: init } = await import(code.module);
+    await init({ module_or_path: code.wasm });
+  })().catch((err) => {
     console.error('d9lens failed to start', err);
     bootError('d9lens could not start: ' + err);
   });

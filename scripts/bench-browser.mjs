@@ -56,7 +56,7 @@ function timeReference(js, trace) {
 }
 
 async function withBrowser(run) {
-  const server = await serveDir(path.join(root, 'dist'));
+  const server = await serveDir(path.resolve(process.env.D9LENS_DIST ?? path.join(root, 'dist')));
   const url = `http://127.0.0.1:${server.address().port}/`;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-bench-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });

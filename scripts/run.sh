@@ -9,9 +9,10 @@ export PATH="$HOME/.cargo/bin:$root/node_modules/.bin:$PATH"
 
 scripts/setup.sh
 trunk build --release
+scripts/dist-local.sh
 
 # The demo bucket: s3s-fs (checks SigV4) on :9000, behind a CORS front on :9001.
 node tests/s3/servers.mjs start
 trap 'node tests/s3/servers.mjs stop' EXIT
 
-node scripts/serve.mjs dist "${PORT:-8080}"
+node scripts/serve.mjs target/dist-local "${PORT:-8080}"

@@ -16,7 +16,7 @@ step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
 
 step "format and lints"
 cargo fmt --all --check
-cargo clippy -p d9lens-core -p d9lens-cli --all-targets -- -D warnings
+cargo clippy -p d9lens-core -p d9lens-cli -p d9lens-s3-server --all-targets -- -D warnings
 cargo clippy -p d9lens-web --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 step "native tests (core + CLI)"
@@ -27,9 +27,10 @@ CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unkn
 
 step "release build of the page"
 trunk build --release
+scripts/dist-local.sh
 
 step "end-to-end tests in headless Chromium"
-node --test tests/e2e/
+D9LENS_DIST=target/dist-local node --test tests/e2e/
 
 if [ -x scripts/fuzz.sh ]; then
   step "bounded fuzzing"

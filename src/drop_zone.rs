@@ -10,7 +10,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 /// Where the bundled demo trace is served (a gzip trace despite its name).
-pub const DEMO_URL: &str = "./demo-trace.bin";
 pub const DEMO_NAME: &str = "demo-trace.bin";
 
 #[component]
@@ -43,14 +42,16 @@ pub fn DropZone(state: AppState) -> impl IntoView {
                     "Choose files…"
                     <input type="file" multiple data-testid="file-input" class="visually-hidden" on:change=on_pick />
                 </label>
-                <button
-                    type="button"
-                    class="button"
-                    data-testid="open-demo"
-                    on:click=move |_| state.analyze_url(DEMO_URL, DEMO_NAME)
-                >
-                    "Open the demo trace"
-                </button>
+                {crate::assets::demo_trace().map(|url| view! {
+                    <button
+                        type="button"
+                        class="button"
+                        data-testid="open-demo"
+                        on:click=move |_| state.analyze_url(&url, DEMO_NAME)
+                    >
+                        "Open the demo trace"
+                    </button>
+                })}
             </div>
         </section>
         <div class="drop-overlay" class:visible=move || dragging.get() aria-hidden="true">

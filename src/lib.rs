@@ -3,6 +3,7 @@
 //! renders; gunzip, decoding and analysis run in Web Workers (`worker` binary).
 
 pub mod app;
+pub mod assets;
 pub mod cache;
 pub mod clock;
 pub mod discovery;
@@ -15,6 +16,7 @@ pub mod report;
 pub mod retrieval;
 pub mod s3;
 pub mod session;
+pub mod site;
 pub mod units;
 pub mod url_state;
 pub mod worker;

@@ -142,9 +142,12 @@ impl AppState {
         let run = Rc::new(RefCell::new(Run::default()));
         let listener_run = run.clone();
         let size = worker_pool::default_size();
-        match Pool::new(worker_pool::WORKER_SCRIPT, size, Options::default(), move |event| {
-            state.on_event(&listener_run, event)
-        }) {
+        match Pool::new(
+            &crate::assets::worker_script(),
+            size,
+            Options::default(),
+            move |event| state.on_event(&listener_run, event),
+        ) {
             Ok(pool) => {
                 state.workers.set(pool.size());
                 state.controller.set_value(Some(Controller { pool, run }));

@@ -75,9 +75,6 @@ fn warm_heap_bytes(index: usize) -> u64 {
     if index < 2 { BIG_TRACE_HEAP } else { 0 }
 }
 
-/// The worker script of the built page (trunk's loader shim for the `worker` binary).
-pub const WORKER_SCRIPT: &str = "./worker_loader.js";
-
 type Listener = Rc<dyn Fn(PoolEvent)>;
 
 #[derive(Clone)]
@@ -110,7 +107,7 @@ pub fn default_size() -> usize {
 }
 
 impl Pool {
-    /// Spawns `size` workers from `script` ([`WORKER_SCRIPT`] in the built page).
+    /// Spawns `size` workers from `script` ([`assets::worker_script`](crate::assets::worker_script) in the built page).
     pub fn new(
         script: &str,
         size: usize,

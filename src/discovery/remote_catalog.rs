@@ -3,8 +3,9 @@
 //! keeps the bucket catalog, so a listing of 100,000 keys never blocks the
 //! page. Requests are answered in order; each call awaits its own answer.
 
+use crate::assets;
 use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, ToWorker};
-use crate::worker_pool::{WORKER_SCRIPT, js_message};
+use crate::worker_pool::js_message;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -33,7 +34,7 @@ struct Inner {
 
 impl RemoteCatalog {
     pub fn new() -> Result<Self, String> {
-        let worker = web_sys::Worker::new(WORKER_SCRIPT)
+        let worker = web_sys::Worker::new(&assets::worker_script())
             .map_err(|e| format!("could not start the catalog worker: {}", js_message(&e)))?;
         let inner = Rc::new_cyclic(|weak: &std::rc::Weak<RefCell<Inner>>| {
             let on_message = {

@@ -26,13 +26,27 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
         s3.connect();
     };
     let keys_disabled = move || f.public.get();
+    // The local demo bucket can only be on this machine.
+    let (loopback, insecure, same_origin) = s3
+        .site
+        .with_value(|s| (s.loopback, s.insecure, s.served_from.is_some()));
     view! {
         <section class="card s3-connect" data-testid="s3-connect-panel">
             <h2 class="panel-title">"Analyze traces in an S3 bucket"</h2>
             <p class="muted small">
-                "The page talks to S3 directly from this browser; the bucket needs a CORS rule for this page's origin. "
+                {if same_origin {
+                    "The page talks to S3 directly from this browser, on its own origin: no CORS rule is needed. "
+                } else {
+                    "The page talks to S3 directly from this browser; the bucket needs a CORS rule for this page's origin. "
+                }}
                 "Keys stay in this tab's memory (and in its session storage only if you tick \"remember\"): never in the URL."
             </p>
+            {insecure.then(|| view! {
+                <p class="notice" data-testid="insecure-page" role="alert">
+                    "This page was served over plain HTTP: keys typed here cross the network unencrypted, and anyone on the way could have altered the page. "
+                    "Open it over HTTPS (the bucket's REST endpoint or CloudFront, see the README's \"Share it with your team\")."
+                </p>
+            })}
             <form class="s3-form" on:submit=on_submit autocomplete="off">
                 <div class="field-grid">
                     <label class="field">
@@ -96,9 +110,11 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                     <button type="submit" class="button primary" data-testid="s3-connect" prop:disabled=move || s3.connecting.get()>
                         {move || if s3.connecting.get() { "Connecting…" } else { "Connect and list" }}
                     </button>
-                    <button type="button" class="button" data-testid="s3-demo" on:click=move |_| s3.try_demo()>
-                        "Try the demo bucket"
-                    </button>
+                    {loopback.then(|| view! {
+                        <button type="button" class="button" data-testid="s3-demo" on:click=move |_| s3.try_demo()>
+                            "Try the demo bucket"
+                        </button>
+                    })}
                     {move || s3.connected.get().map(|c| view! { <span class="muted" data-testid="s3-connected">"Bucket: " {c}</span> })}
                 </div>
             </form>

@@ -2,7 +2,8 @@
 //! Texts come from the core (which never puts a secret in them) or name a
 //! form field; no URL is ever shown (a presigned URL is a bearer credential).
 
-use d9lens_core::s3::{ErrorKind, S3Error, cors_rule_json};
+use d9lens_core::s3::{BucketName, ErrorKind, S3Error, cors_rule_json};
+use d9lens_core::site::{Prefix, reader_policy_json};
 use leptos::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +14,8 @@ pub struct Problem {
     pub fix: String,
     /// The CORS rule to add, for a request that got no answer.
     pub cors_rule: Option<String>,
+    /// The readers' minimal IAM policy, for a request that was refused or blocked.
+    pub policy: Option<String>,
     /// S3's error code, when it sent one.
     pub code: Option<String>,
 }
@@ -25,6 +28,7 @@ impl Problem {
             cause: cause.into(),
             fix: fix.into(),
             cors_rule: None,
+            policy: None,
             code: None,
         }
     }
@@ -48,8 +52,19 @@ impl Problem {
             cause: error.cause(),
             fix,
             cors_rule,
+            policy: None,
             code,
         }
+    }
+
+    /// Adds the readers' IAM policy for the bucket and prefix the request was for,
+    /// where access was refused or the request was blocked.
+    pub fn for_bucket(mut self, bucket: &BucketName, prefix: &str) -> Self {
+        if matches!(self.kind.as_str(), "access-denied" | "network") {
+            let prefix = Prefix::new(prefix).ok();
+            self.policy = reader_policy_json(bucket, prefix.as_ref()).ok();
+        }
+        self
     }
 
     /// A 2xx answer whose body is not what was asked for.
@@ -61,6 +76,7 @@ impl Problem {
                   the console URL)."
                 .into(),
             cors_rule: None,
+            policy: None,
             code: None,
         }
     }
@@ -93,6 +109,12 @@ pub fn ProblemView(problem: Problem) -> impl IntoView {
             <pre class="cors-rule" data-testid="cors-rule">{rule}</pre>
         }
     });
+    let policy = problem.policy.clone().map(|policy| {
+        view! {
+            <p class="s3-error-label">"Minimal IAM policy for readers of this bucket:"</p>
+            <pre class="cors-rule" data-testid="iam-policy">{policy}</pre>
+        }
+    });
     view! {
         <div class="s3-error" role="alert" data-testid="s3-error" data-kind=problem.kind.clone()>
             <p class="s3-error-cause">
@@ -106,6 +128,7 @@ pub fn ProblemView(problem: Problem) -> impl IntoView {
                 <span data-testid="s3-error-fix">{problem.fix}</span>
             </p>
             {rule}
+            {policy}
         </div>
     }
 }

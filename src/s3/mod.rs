@@ -13,6 +13,7 @@ pub mod panel;
 pub mod sts;
 
 use crate::discovery::Discovery;
+use crate::site::Site;
 use crate::url_state::{self, UrlState};
 use client::Client;
 use d9lens_core::s3::listing_plan::{DEFAULT_MAX_OBJECTS, ListingLimits};
@@ -63,6 +64,8 @@ pub struct S3State {
     client: StoredValue<Option<Client>, LocalStorage>,
     /// A selection from the URL, applied once the listing is complete.
     pub restore: StoredValue<Option<UrlState>, LocalStorage>,
+    /// Where the page is served from (same-origin bucket, loopback, plain HTTP).
+    pub site: StoredValue<Site>,
 }
 
 impl S3State {
@@ -90,13 +93,33 @@ impl S3State {
             discovery: Discovery::new(),
             client: StoredValue::new_local(None),
             restore: StoredValue::new_local(None),
+            site: StoredValue::new(Site::current()),
         };
         state.load_remembered();
         if let Some(url) = url_state::read() {
             state.apply_url(&url);
             state.restore.set_value(Some(url));
+        } else {
+            state.fill_from_site();
         }
         state
+    }
+
+    /// A page served from its bucket's own S3 endpoint starts with that bucket filled in.
+    fn fill_from_site(&self) {
+        let Some(from) = self.site.with_value(|s| s.served_from.clone()) else {
+            return;
+        };
+        let f = self.form;
+        f.endpoint.set(from.endpoint.unwrap_or_default());
+        f.bucket.set(from.bucket.as_str().to_owned());
+        if let Some(region) = from.region {
+            f.region.set(region.as_str().to_owned());
+        }
+        self.note.set(Some(format!(
+            "This page is served from the bucket {}'s own S3 endpoint: its requests there are same-origin and need no CORS rule.",
+            from.bucket.as_str()
+        )));
     }
 
     pub fn client(&self) -> Option<Client> {
@@ -262,13 +285,14 @@ impl S3State {
                     }
                 }
             };
+            let bucket = config.bucket.clone();
             let client = Client::new(config);
             state.client.set_value(Some(client.clone()));
             state
                 .connected
                 .set(Some(format!("{} ({})", client.bucket(), client.region())));
             url_state::write(&state.url_state());
-            let result = state.discovery.list(client.clone(), prefix, limits).await;
+            let result = state.discovery.list(client.clone(), prefix.clone(), limits).await;
             // The region may have been corrected by S3's answer.
             if client.region() != state.form.region.get_untracked() {
                 state.form.region.set(client.region());
@@ -279,7 +303,7 @@ impl S3State {
             state.connecting.set(false);
             match result {
                 Ok(()) => url_state::write(&state.url_state()),
-                Err(problem) => state.problem.set(Some(problem)),
+                Err(problem) => state.problem.set(Some(problem.for_bucket(&bucket, &prefix))),
             }
         });
     }
