@@ -324,6 +324,15 @@ test('an endpoint without CORS shows the CORS explanation and the exact rule for
   const documented = JSON.parse(docs.match(/```json\n(\{\n {2}"CORSRules"[\s\S]*?)```/)[1]);
   documented.CORSRules[0].AllowedOrigins = [browser.origin];
   assert.deepEqual(rule, documented);
+  // And the readers' IAM policy for this bucket (d9lens deploy --print-policy's).
+  const policy = JSON.parse(await page.textContent('[data-testid=iam-policy]'));
+  assert.deepEqual(
+    policy.Statement.map((st) => [st.Action, st.Resource]),
+    [
+      ['s3:ListBucket', `arn:aws:s3:::${s3.bucket}`],
+      ['s3:GetObject', `arn:aws:s3:::${s3.bucket}/*`],
+    ],
+  );
   await page.screenshot({ path: path.join(out, 's3-no-cors.png') });
   await page.close();
 });
