@@ -35,12 +35,10 @@ export function hashAssets(dir) {
   }
   const content = new Map(files.map((f) => [f, fs.readFileSync(path.join(dir, f))]));
   const isText = (f) => TEXT.has(path.extname(f));
-  const patterns = (name) =>
-    ['"', "'", '`'].flatMap((q) => [`${q}./${name}${q}`, `${q}${name}${q}`]);
   const refersTo = (referrer, name) => {
     if (!isText(referrer)) return false;
     const text = content.get(referrer).toString('utf8');
-    return patterns(name).some((p) => text.includes(p));
+    return references(name).some((p) => text.includes(p));
   };
 
   const renamed = new Map();
@@ -68,14 +66,19 @@ export function hashAssets(dir) {
   return renamed;
 }
 
+/** How a file names another: its name in quotes, alone or after `./`. */
+function references(name) {
+  return ['"', "'", '`'].flatMap((q) => [`${q}./${name}${q}`, `${q}${name}${q}`]);
+}
+
 function rewriteRefs(content, file, renamed, isText) {
   if (!isText(file)) return;
   let text = content.get(file).toString('utf8');
   for (const [from, to] of renamed) {
-    for (const q of ['"', "'", '`']) {
-      text = text.split(`${q}./${from}${q}`).join(`${q}./${to}${q}`);
-      text = text.split(`${q}${from}${q}`).join(`${q}${to}${q}`);
-    }
+    const targets = references(to);
+    references(from).forEach((ref, i) => {
+      text = text.split(ref).join(targets[i]);
+    });
   }
   content.set(file, Buffer.from(text, 'utf8'));
 }

@@ -166,6 +166,23 @@ impl CustomEndpoint {
     }
 }
 
+/// `host[:port]` or `[v6][:port]`; `None` when the port is not 1–65535.
+pub(crate) fn split_host_port(authority: &str) -> Option<(&str, Option<u16>)> {
+    let (host, port) = match authority.rfind(':') {
+        // The last ':' of `[v6]` alone is inside the brackets.
+        Some(i) if !authority[i..].contains(']') => (&authority[..i], Some(&authority[i + 1..])),
+        _ => (authority, None),
+    };
+    let port = match port {
+        None => None,
+        Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(p.parse::<u16>().ok().filter(|&n| n > 0)?)
+        }
+        Some(_) => return None,
+    };
+    Some((host, port))
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
     InvalidEndpoint(String),

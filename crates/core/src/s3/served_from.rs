@@ -16,7 +16,7 @@
 //! Website endpoints (`s3-website`) are not REST endpoints and serve only HTTP: they
 //! are not recognised, and [`is_insecure_page`] tells the page to warn.
 
-use super::request::{BucketName, Endpoint, Region};
+use super::request::{BucketName, CustomEndpoint, Endpoint, Region, split_host_port};
 
 /// What the page's address says about the bucket it is served from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,11 +40,13 @@ pub fn served_from(page_url: &str, known_endpoints: &[String]) -> Option<ServedF
 
 /// True for `localhost`, `127.0.0.0/8` and `[::1]` (with or without a port): where the
 /// local demo bucket can be.
-pub fn is_loopback_host(host: &str) -> bool {
-    let host = strip_port(host).to_ascii_lowercase();
+pub fn is_loopback_host(authority: &str) -> bool {
+    let Some((host, _)) = split_host_port(authority) else {
+        return false;
+    };
+    let host = host.to_ascii_lowercase();
     host == "localhost"
         || host == "[::1]"
-        || host == "::1"
         || host
             .strip_prefix("127.")
             .is_some_and(|rest| rest.split('.').count() == 3 && rest.split('.').all(|o| o.parse::<u8>().is_ok()))
@@ -53,51 +55,39 @@ pub fn is_loopback_host(host: &str) -> bool {
 /// A page served over plain HTTP from a host other than this machine: keys typed into
 /// it cross the network in the clear, and anyone on the path can alter the page.
 pub fn is_insecure_page(page_url: &str) -> bool {
-    PageUrl::parse(page_url).is_some_and(|p| !p.https && !is_loopback_host(&p.authority))
+    PageUrl::parse(page_url).is_some_and(|p| !p.endpoint.is_https() && !is_loopback_host(p.endpoint.authority()))
 }
 
-/// The parts of an `http(s)` URL this module reads.
-struct PageUrl<'a> {
-    https: bool,
-    /// `host[:port]`, lower-case.
-    authority: String,
-    /// Path segments, as they appear (still percent-encoded).
-    segments: Vec<&'a str>,
+/// A page URL read as an endpoint (scheme and authority) whose base path is the
+/// page's path; query and fragment dropped.
+struct PageUrl {
+    endpoint: CustomEndpoint,
 }
 
-impl<'a> PageUrl<'a> {
-    fn parse(url: &'a str) -> Option<Self> {
-        let (scheme, rest) = url.trim().split_once("://")?;
-        let https = match scheme.to_ascii_lowercase().as_str() {
-            "https" => true,
-            "http" => false,
-            _ => return None,
-        };
-        let rest = rest.split(['?', '#']).next().unwrap_or_default();
-        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-        if authority.is_empty() || authority.contains('@') {
-            return None;
+impl PageUrl {
+    fn parse(url: &str) -> Option<Self> {
+        let url = url.split(['?', '#']).next().unwrap_or_default();
+        match Endpoint::custom(url).ok()? {
+            Endpoint::Custom(endpoint) => Some(PageUrl { endpoint }),
+            Endpoint::Aws => None,
         }
-        let segments = path.split('/').filter(|s| !s.is_empty()).collect();
-        Some(PageUrl {
-            https,
-            authority: authority.to_ascii_lowercase(),
-            segments,
-        })
+    }
+
+    fn https(&self) -> bool {
+        self.endpoint.is_https()
+    }
+
+    fn authority(&self) -> &str {
+        self.endpoint.authority()
     }
 
     fn host(&self) -> &str {
-        strip_port(&self.authority)
+        split_host_port(self.authority()).map_or("", |(host, _)| host)
     }
-}
 
-fn strip_port(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        return authority
-            .split_once(']')
-            .map_or(authority, |(h, _)| &authority[..=h.len()]);
+    fn segments(&self) -> Vec<&str> {
+        self.endpoint.base_path().split('/').filter(|s| !s.is_empty()).collect()
     }
-    authority.split_once(':').map_or(authority, |(h, _)| h)
 }
 
 /// The region of `s3.REGION.amazonaws.com[.cn]` (the part after a virtual-hosted
@@ -115,7 +105,7 @@ fn aws_s3_region(host: &str) -> Option<Region> {
 }
 
 fn aws_virtual_hosted(page: &PageUrl) -> Option<ServedFrom> {
-    if !page.https {
+    if !page.https() {
         return None;
     }
     let host = page.host();
@@ -129,16 +119,17 @@ fn aws_virtual_hosted(page: &PageUrl) -> Option<ServedFrom> {
 }
 
 fn aws_path_style(page: &PageUrl) -> Option<ServedFrom> {
-    if !page.https {
+    if !page.https() {
         return None;
     }
     let region = aws_s3_region(page.host())?;
     // The page is an object: the bucket is followed by at least its key.
-    let [bucket, _, ..] = page.segments.as_slice() else {
+    let segments = page.segments();
+    let [bucket, _, ..] = segments.as_slice() else {
         return None;
     };
     Some(ServedFrom {
-        endpoint: Some(format!("https://{}", page.authority)),
+        endpoint: Some(format!("https://{}", page.authority())),
         bucket: BucketName::new(bucket).ok()?,
         region: Some(region),
     })
@@ -148,11 +139,12 @@ fn custom_path_style(page: &PageUrl, endpoint: &str) -> Option<ServedFrom> {
     let Endpoint::Custom(custom) = Endpoint::custom(endpoint).ok()? else {
         return None;
     };
-    if custom.is_https() != page.https || custom.authority() != page.authority {
+    if custom.is_https() != page.https() || custom.authority() != page.authority() {
         return None;
     }
     let base: Vec<&str> = custom.base_path().split('/').filter(|s| !s.is_empty()).collect();
-    let rest = page.segments.strip_prefix(base.as_slice())?;
+    let segments = page.segments();
+    let rest = segments.strip_prefix(base.as_slice())?;
     let [bucket, _, ..] = rest else {
         return None;
     };

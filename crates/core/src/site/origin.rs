@@ -12,6 +12,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::error::SiteError;
+use crate::s3::request::split_host_port;
 
 /// `scheme://host[:port]`: lower-case scheme and host, no default port, no path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -92,23 +93,6 @@ fn forbidden_char(url: &str) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-/// `host[:port]` or `[v6][:port]`; `None` when the port is not 1–65535.
-fn split_host_port(authority: &str) -> Option<(&str, Option<u16>)> {
-    let (host, port) = match authority.rfind(':') {
-        // The last ':' of `[v6]` alone is inside the brackets.
-        Some(i) if !authority[i..].contains(']') => (&authority[..i], Some(&authority[i + 1..])),
-        _ => (authority, None),
-    };
-    let port = match port {
-        None => None,
-        Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
-            Some(p.parse::<u16>().ok().filter(|&n| n > 0)?)
-        }
-        Some(_) => return None,
-    };
-    Some((host, port))
 }
 
 /// Why a lower-cased host is not a DNS name, an IPv4 address or a bracketed IPv6 one.
