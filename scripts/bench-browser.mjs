@@ -12,6 +12,10 @@
 //       decodes and analyzes); CORES=1 makes the page see one core, hence one
 //       worker doing it all (the A/B of that pipeline).
 //
+//   node scripts/bench-browser.mjs timeline [COPIES=10] [STEPS=200]
+//       the timeline of COPIES copies of the demo trace (~100k polls each):
+//       paint time of each pan/zoom frame, p50/p95, and bytes per poll.
+//
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
 //       × 20 hosts, two boots each, busy and quiet hosts) served as ListObjectsV2
@@ -73,6 +77,7 @@ async function demo(runs) {
   await withBrowser(async (context, url) => {
     const times = [];
     const workerTimes = [];
+    const timelineTimes = [];
     // The machine is shared and its speed drifts: the reference runs right
     // before each browser run, and the ratios are taken pair by pair.
     const reference = referenceAnalyzer();
@@ -98,6 +103,7 @@ async function demo(runs) {
         };
         seen('[data-testid=section-summary]', '__summary');
         seen('[data-testid=section-spans], [data-testid=section-memory]', '__whole');
+        seen('[data-testid=timeline][data-paint-ms]', '__timeline');
         document.querySelector('[data-testid=open-demo]').addEventListener('click', () => (window.__click = performance.now()), { capture: true });
       });
       await page.click('[data-testid=open-demo]');
@@ -107,15 +113,22 @@ async function demo(runs) {
       await page.waitForSelector('[data-testid=progress-row][data-analysis-ms]');
       const worker = Math.round(Number(await page.getAttribute('[data-testid=progress-row]', 'data-analysis-ms')));
       const workers = await page.getAttribute('[data-testid=progress-row]', 'data-workers');
+      // The timeline: from the file's result reaching the page to the frame that shows it drawn.
+      await page.waitForFunction(() => window.__timeline, null, { timeout: 60_000 });
+      const doneAt = Number(await page.getAttribute('[data-testid=progress-row]', 'data-done-at'));
+      const drawn = Math.round((await page.evaluate(() => window.__timeline)) - doneAt);
+      const paint = Number(await page.getAttribute('[data-testid=timeline]', 'data-paint-ms'));
+      timelineTimes.push(drawn);
       times.push(ms);
       workerTimes.push(worker);
       const vs = nodeMs ? `; node analyze.js ${Math.round(nodeMs)} ms: ${(nodeMs / worker).toFixed(1)}× the worker, ${(nodeMs / ms).toFixed(1)}× the page` : '';
       if (nodeMs) ratios.push([nodeMs / worker, nodeMs / ms]);
-      console.log(`run ${i + 1}: ${ms} ms to the summary on screen, ${whole} ms to the whole report; the workers' (${workers}) analysis ${worker} ms${vs}`);
+      console.log(`run ${i + 1}: ${ms} ms to the summary on screen, ${whole} ms to the whole report; the workers' (${workers}) analysis ${worker} ms${vs}; timeline on screen ${drawn} ms after the result (its paint ${paint} ms)`);
       await page.close();
     }
     console.log(`median time to the report's summary on screen (demo-trace.bin, ${runs} runs): ${median(times)} ms`);
     console.log(`median time of the worker's analysis (gunzip + decode + analysis in wasm): ${median(workerTimes)} ms`);
+    console.log(`median time from the result to the timeline drawn on screen: ${median(timelineTimes)} ms`);
     if (ratios.length) {
       console.log(
         `median speed-up over node analyze.js, run by run: the worker ${median(ratios.map((r) => r[0])).toFixed(1)}×, ` +
@@ -125,6 +138,68 @@ async function demo(runs) {
       console.log('node analyze.js not found (scripts/bench-vs-node.sh fetches it): no speed-up printed');
     }
   });
+}
+
+/**
+ * The timeline at scale: COPIES copies of the demo trace dropped together
+ * (each ~100k polls on 4 workers, all on one wall-clock axis), then STEPS
+ * frames of wheel zoom and key pans dispatched one per animation frame.
+ * Printed: the paint time of the first frame, each frame's paint time (the
+ * page's own `data-paint-ms`: level of detail + drawing) and the interval
+ * between frames, p50/p95, and the timeline's bytes per poll in the page.
+ */
+async function timelineBench(copies, steps) {
+  const demoTrace = path.join(root, 'tests/fixtures/demo-trace.bin');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-timeline-'));
+  const files = Array.from({ length: copies }, (_, i) => {
+    const f = path.join(dir, `demo-${String(i).padStart(2, '0')}.bin`);
+    fs.copyFileSync(demoTrace, f);
+    return f;
+  });
+  try {
+    await withBrowser(async (context, url) => {
+      const page = await context.newPage();
+      await page.setViewportSize({ width: 1400, height: 1000 });
+      await page.goto(url);
+      await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
+      await page.waitForTimeout(1500);
+      await page.setInputFiles('[data-testid=file-input]', files);
+      const tl = page.locator('[data-testid=timeline]');
+      await tl.waitFor({ timeout: 600_000 });
+      await page.waitForTimeout(500);
+      const polls = Number(await tl.getAttribute('data-polls'));
+      const bytes = Number(await tl.getAttribute('data-bytes'));
+      const first = Number(await tl.getAttribute('data-paint-ms'));
+      const frames = await page.evaluate(async (n) => {
+        const t = document.querySelector('[data-testid=timeline]');
+        const c = document.querySelector('.tl-canvas');
+        const r = c.getBoundingClientRect();
+        const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+        const out = [];
+        let last = await nextFrame();
+        for (let i = 0; i < n; i++) {
+          const zoom = i % 4 < 2;
+          const ev = zoom
+            ? new WheelEvent('wheel', { deltaY: i % 16 < 8 ? -120 : 120, clientX: r.left + (r.width * ((i * 37) % 100)) / 100, clientY: r.top + 40, bubbles: true, cancelable: true })
+            : new KeyboardEvent('keydown', { key: i % 2 ? 'a' : 'd', bubbles: true, cancelable: true });
+          (zoom ? c : t).dispatchEvent(ev);
+          const now = await nextFrame();
+          out.push([Number(t.dataset.paintMs), now - last]);
+          last = now;
+        }
+        return out;
+      }, steps);
+      const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+      const paint = frames.map((f) => f[0]);
+      const interval = frames.map((f) => f[1]);
+      console.log(`${copies} × demo-trace.bin: ${polls} polls, timeline data ${(bytes / polls).toFixed(1)} bytes per poll (${(bytes / 1e6).toFixed(1)} MB)`);
+      console.log(`first frame painted in ${first.toFixed(1)} ms`);
+      console.log(`${steps} pan/zoom frames: paint p50 ${pct(paint, 50).toFixed(1)} ms, p95 ${pct(paint, 95).toFixed(1)} ms; frame interval p50 ${pct(interval, 50).toFixed(1)} ms, p95 ${pct(interval, 95).toFixed(1)} ms`);
+      await page.close();
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** `count` segment keys in S3's (lexicographic) listing order, with sizes. */
@@ -292,7 +367,8 @@ async function listing(keys, runs) {
 
 if (mode === 'demo') await demo(Number(args[0] ?? 5));
 else if (mode === 'listing') await listing(Number(args[0] ?? 100_000), Number(args[1] ?? 3));
+else if (mode === 'timeline') await timelineBench(Number(args[0] ?? 10), Number(args[1] ?? 200));
 else {
-  console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS]');
+  console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS] | timeline [COPIES] [STEPS]');
   process.exit(2);
 }

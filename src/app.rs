@@ -1,16 +1,24 @@
 //! The page.
 
-use crate::drop_zone::DropZone;
+use crate::drop_zone::{DEMO_NAME, DropZone};
 use crate::errors::ErrorsPanel;
 use crate::progress::ProgressPanel;
 use crate::report::ReportView;
 use crate::s3::panel::S3Panel;
 use crate::session::AppState;
+use crate::timeline::Focus;
 use leptos::prelude::*;
 
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
+    provide_context(Focus(RwSignal::new(None)));
+    // A link to the demo trace's report reopens it.
+    if crate::url_state::opens_demo()
+        && let Some(url) = crate::assets::demo_trace()
+    {
+        state.analyze_url(&url, DEMO_NAME);
+    }
     view! {
         <header class="topbar">
             <div class="topbar-inner">
@@ -27,7 +35,7 @@ pub fn App() -> impl IntoView {
             {move || state.notice.get().map(|n| view! { <p class="notice" data-testid="notice">{n}</p> })}
             <ProgressPanel state=state />
             <ErrorsPanel state=state />
-            {move || state.report.get().map(|r| view! { <ReportView report=r /> })}
+            {move || state.report.get().map(|r| view! { <ReportView report=r state=state /> })}
         </main>
         <footer class="footer">
             "d9lens · runs entirely in your browser · numbers as dial9's analyze.js prints them"

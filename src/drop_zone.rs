@@ -21,6 +21,7 @@ pub fn DropZone(state: AppState) -> impl IntoView {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(list) = input.files() {
             let files = (0..list.length()).filter_map(|i| list.item(i)).collect::<Vec<_>>();
+            crate::url_state::start_run("");
             state.analyze(dedupe(files.into_iter().map(|f| (f.name(), f)).collect()));
         }
         // Picking the same file again must fire `change` again.
@@ -47,7 +48,10 @@ pub fn DropZone(state: AppState) -> impl IntoView {
                         type="button"
                         class="button"
                         data-testid="open-demo"
-                        on:click=move |_| state.analyze_url(&url, DEMO_NAME)
+                        on:click=move |_| {
+                            crate::url_state::start_run(crate::url_state::DEMO);
+                            state.analyze_url(&url, DEMO_NAME)
+                        }
                     >
                         "Open the demo trace"
                     </button>
@@ -97,6 +101,7 @@ fn install_window_drop(state: AppState, dragging: RwSignal<bool>) {
         let pending = take_dropped(&dt);
         wasm_bindgen_futures::spawn_local(async move {
             let files = collect(pending).await;
+            crate::url_state::start_run("");
             state.analyze(dedupe(files));
         });
     });

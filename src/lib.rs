@@ -17,6 +17,7 @@ pub mod retrieval;
 pub mod s3;
 pub mod session;
 pub mod site;
+pub mod timeline;
 pub mod units;
 pub mod url_state;
 pub mod worker;

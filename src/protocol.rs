@@ -14,6 +14,7 @@
 //! `Ready` first: anything the page posts before the worker's wasm has loaded
 //! would be lost, so the pool only hands work to workers that said `Ready`.
 
+use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::container::ContainerError;
 use d9lens_core::s3::catalog::{CatalogSummary, Selection};
@@ -36,6 +37,10 @@ pub enum ToWorker {
         id: u32,
         name: String,
         options: Options,
+        /// Instead of analyzing the file, answer this question about it
+        /// ([`FromWorker::Inspected`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        inspect: Option<InspectQuery>,
         /// Not part of the JSON header: carried as a transferred `ArrayBuffer`.
         #[serde(skip)]
         bytes: Vec<u8>,
@@ -54,6 +59,9 @@ pub enum ToWorker {
         url: String,
         etag: Option<String>,
         options: Options,
+        /// As in `Analyze`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        inspect: Option<InspectQuery>,
         /// As in `Analyze`.
         #[serde(skip)]
         relay: Option<web_sys::MessagePort>,
@@ -270,7 +278,14 @@ pub enum FromWorker {
         id: u32,
         outcome: FileOutcome,
         analysis_ms: f64,
+        /// The file's timeline (`d9lens_core::timeline::encode`), when asked
+        /// for: not part of the JSON, transferred beside it as an `ArrayBuffer`.
+        #[serde(skip)]
+        timeline: Option<Vec<u8>>,
     },
+    /// The answer to an `inspect` request.
+    #[serde(rename_all = "camelCase")]
+    Inspected { id: u32, answer: InspectAnswer },
     /// The worker unpacked file `id` and streamed it all to the decoding
     /// worker (which answers `Done`): this one is free.
     #[serde(rename_all = "camelCase")]
@@ -352,16 +367,38 @@ pub fn decode_to_worker(data: &JsValue) -> Result<ToWorker, ProtocolError> {
     Ok(msg)
 }
 
-/// A worker → main message as posted (a JSON string).
-pub fn encode_from_worker(msg: &FromWorker) -> JsValue {
-    JsValue::from_str(&serde_json::to_string(msg).expect("worker message serializes"))
+/// A worker → main message as posted: its JSON header, and a timeline's
+/// bytes beside it (moved out of wasm memory once, then transferred).
+pub fn encode_from_worker(mut msg: FromWorker) -> (JsValue, js_sys::Array) {
+    let bytes = match &mut msg {
+        FromWorker::Done { timeline, .. } => timeline.take(),
+        _ => None,
+    };
+    let obj = js_sys::Object::new();
+    let json = serde_json::to_string(&msg).expect("worker message serializes");
+    set(&obj, HEADER, &JsValue::from_str(&json));
+    let transfer = js_sys::Array::new();
+    if let Some(bytes) = bytes {
+        let buffer = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
+        set(&obj, BYTES, &buffer);
+        transfer.push(&buffer);
+    }
+    (obj.into(), transfer)
 }
 
 pub fn decode_from_worker(data: &JsValue) -> Result<FromWorker, ProtocolError> {
-    let text = data
-        .as_string()
-        .ok_or_else(|| ProtocolError("worker message is not a string".into()))?;
-    serde_json::from_str(&text).map_err(|e| ProtocolError(format!("bad worker message: {e}")))
+    let get = |key: &str| js_sys::Reflect::get(data, &JsValue::from_str(key)).ok();
+    let text = get(HEADER)
+        .and_then(|h| h.as_string())
+        .ok_or_else(|| ProtocolError("worker message has no header".into()))?;
+    let mut msg: FromWorker =
+        serde_json::from_str(&text).map_err(|e| ProtocolError(format!("bad worker message: {e}")))?;
+    if let FromWorker::Done { timeline, .. } = &mut msg {
+        *timeline = get(BYTES)
+            .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
+            .map(|b| js_sys::Uint8Array::new(&b).to_vec());
+    }
+    Ok(msg)
 }
 
 fn set(obj: &js_sys::Object, key: &str, value: &JsValue) {

@@ -5,8 +5,10 @@
 use crate::clock::now_ms;
 use crate::protocol::Phase;
 use crate::worker_pool::{self, Job, Pool, PoolEvent, Source};
+use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{Merger, Options};
 use d9lens_core::report::{FileError, Report};
+use d9lens_core::timeline::{self, FileTimeline, Scene};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -74,6 +76,8 @@ pub struct FileRow {
     pub cached: bool,
     /// The worker's own time for the file (gunzip, decode, analysis), once done.
     pub analysis_ms: Option<f64>,
+    /// When the page got the file's result (`performance.now()`).
+    pub done_at: Option<f64>,
 }
 
 /// A finished run, for the status line.
@@ -91,6 +95,8 @@ pub struct AppState {
     pub rows: RwSignal<Vec<FileRow>>,
     pub errors: RwSignal<Vec<FileError>>,
     pub report: RwSignal<Option<Arc<Report>>>,
+    /// The timeline of the run's files, set with the report.
+    pub scene: RwSignal<Option<Arc<Scene>>>,
     pub running: RwSignal<bool>,
     pub stats: RwSignal<Option<RunStats>>,
     /// A page-level message (e.g. "no trace files in that folder").
@@ -125,7 +131,13 @@ struct Run {
     sources: HashMap<u32, (String, Source)>,
     /// Jobs that failed without any analysis (download, worker crash, cancel): retryable.
     retryable: HashSet<u32>,
+    /// Each analyzed file's timeline.
+    timelines: Vec<FileTimeline>,
+    /// Questions about files of this run waiting for their answer.
+    inspecting: HashMap<u32, Answer>,
 }
+
+type Answer = Box<dyn FnOnce(Result<InspectAnswer, String>)>;
 
 impl AppState {
     pub fn new() -> Self {
@@ -133,6 +145,7 @@ impl AppState {
             rows: RwSignal::new(Vec::new()),
             errors: RwSignal::new(Vec::new()),
             report: RwSignal::new(None),
+            scene: RwSignal::new(None),
             running: RwSignal::new(false),
             stats: RwSignal::new(None),
             notice: RwSignal::new(None),
@@ -142,12 +155,13 @@ impl AppState {
         let run = Rc::new(RefCell::new(Run::default()));
         let listener_run = run.clone();
         let size = worker_pool::default_size();
-        match Pool::new(
-            &crate::assets::worker_script(),
-            size,
-            Options::default(),
-            move |event| state.on_event(&listener_run, event),
-        ) {
+        let options = Options {
+            timeline: true,
+            ..Options::default()
+        };
+        match Pool::new(&crate::assets::worker_script(), size, options, move |event| {
+            state.on_event(&listener_run, event)
+        }) {
             Ok(pool) => {
                 state.workers.set(pool.size());
                 state.controller.set_value(Some(Controller { pool, run }));
@@ -187,6 +201,7 @@ impl AppState {
                     id,
                     name: input.name,
                     source: input.source,
+                    inspect: None,
                 });
             }
         }
@@ -221,10 +236,15 @@ impl AppState {
                         row.size = Some(size);
                         row.status = Status::Queued;
                     });
+                    ctl.run
+                        .borrow_mut()
+                        .sources
+                        .insert(id, (name.clone(), Source::Buffer(buffer.clone())));
                     ctl.pool.submit([Job {
                         id,
                         name,
                         source: Source::Buffer(buffer),
+                        inspect: None,
                     }]);
                 }
                 Err(message) => state.on_event(&ctl.run, PoolEvent::Failed { id, message }),
@@ -273,6 +293,7 @@ impl AppState {
                         id: *id,
                         name: name.clone(),
                         source: source.clone(),
+                        inspect: None,
                     })
                 })
                 .collect()
@@ -289,9 +310,43 @@ impl AppState {
             }
         });
         self.report.set(None);
+        self.scene.set(None);
         self.stats.set(None);
         self.running.set(true);
         ctl.pool.submit(jobs);
+    }
+
+    /// Asks a worker about file `file` of this run (decoded again from its
+    /// source); `answer` gets the reply, or why there is none.
+    pub fn inspect(
+        &self,
+        file: &str,
+        query: InspectQuery,
+        answer: impl FnOnce(Result<InspectAnswer, String>) + 'static,
+    ) {
+        let Some(ctl) = self.controller() else { return };
+        let job = {
+            let mut run = ctl.run.borrow_mut();
+            let Some(source) = run
+                .sources
+                .values()
+                .find(|(name, _)| name == file)
+                .map(|(_, s)| s.clone())
+            else {
+                drop(run);
+                return answer(Err(format!("{file} is not part of this analysis")));
+            };
+            let id = run.next_id;
+            run.next_id += 1;
+            run.inspecting.insert(id, Box::new(answer));
+            Job {
+                id,
+                name: file.to_string(),
+                source,
+                inspect: Some(query),
+            }
+        };
+        ctl.pool.submit([job]);
     }
 
     /// A new run over the files `names`: told them up front, the merger folds
@@ -310,6 +365,7 @@ impl AppState {
         };
         self.errors.set(Vec::new());
         self.report.set(None);
+        self.scene.set(None);
         self.stats.set(None);
         self.notice.set(None);
         self.running.set(true);
@@ -339,8 +395,21 @@ impl AppState {
             | PoolEvent::Progress { id, .. }
             | PoolEvent::Fetched { id, .. }
             | PoolEvent::Done { id, .. }
+            | PoolEvent::Inspected { id, .. }
             | PoolEvent::Failed { id, .. } => *id,
         };
+        let asked = run.borrow_mut().inspecting.remove(&id);
+        if let Some(answer) = asked {
+            match event {
+                PoolEvent::Inspected { answer: a, .. } => answer(Ok(a)),
+                PoolEvent::Failed { message, .. } => answer(Err(message)),
+                // Started, progress: still waiting.
+                _ => {
+                    run.borrow_mut().inspecting.insert(id, answer);
+                }
+            }
+            return;
+        }
         if !run.borrow().pending.contains(&id) {
             return; // from a run that was replaced
         }
@@ -360,12 +429,24 @@ impl AppState {
                 row.size.get_or_insert(bytes);
                 row.events = events;
             }),
+            PoolEvent::Inspected { .. } => {}
             PoolEvent::Done {
-                outcome, analysis_ms, ..
+                outcome,
+                analysis_ms,
+                timeline,
+                ..
             } => {
                 let error = outcome.error.clone();
+                let timeline = timeline.map(|bytes| timeline::decode(&bytes));
                 {
                     let mut run = run.borrow_mut();
+                    match timeline {
+                        Some(Ok(t)) => run.timelines.push(t),
+                        Some(Err(e)) => {
+                            web_sys::console::error_1(&format!("d9lens: {}: {e}", outcome.partial.file).into())
+                        }
+                        None => {}
+                    }
                     run.pending.remove(&id);
                     if error.is_none() || outcome.events > 0 {
                         run.usable += 1;
@@ -383,6 +464,7 @@ impl AppState {
                     row.events = outcome.events;
                     row.error = error.as_ref().map(|e| e.message.clone());
                     row.analysis_ms = Some(analysis_ms);
+                    row.done_at = Some(now_ms());
                 });
                 if let Some(error) = error {
                     self.errors.update(|errors| errors.push(error));
@@ -413,7 +495,7 @@ impl AppState {
     }
 
     fn finish_if_done(&self, run: &Rc<RefCell<Run>>) {
-        let (report, stats) = {
+        let (report, scene, stats) = {
             let mut run = run.borrow_mut();
             if !run.pending.is_empty() || !self.running.get_untracked() {
                 return;
@@ -425,18 +507,26 @@ impl AppState {
                 _ if run.retryable.is_empty() => run.merger.take().map(Merger::into_report),
                 _ => run.merger.as_ref().map(Merger::finish),
             };
+            // Kept while downloads may still be retried into this run.
+            let timelines = if run.retryable.is_empty() {
+                std::mem::take(&mut run.timelines)
+            } else {
+                run.timelines.clone()
+            };
+            let scene = (run.usable > 0).then(|| Scene::new(timelines));
             let stats = RunStats {
                 files: run.files,
                 failed: run.failed,
                 elapsed_ms: now_ms() - run.started_ms,
                 workers: self.workers.get_untracked(),
             };
-            (report, stats)
+            (report, scene, stats)
         };
         // Signals are set with the run released: effects may look at it.
         if let Some(report) = report {
             self.report.set(Some(Arc::new(report)));
         }
+        self.scene.set(scene.map(Arc::new));
         self.stats.set(Some(stats));
         self.running.set(false);
     }
@@ -461,6 +551,7 @@ impl FileRow {
             error: None,
             cached: false,
             analysis_ms: None,
+            done_at: None,
         }
     }
 }

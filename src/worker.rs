@@ -4,11 +4,13 @@
 
 use crate::clock::{epoch_ms, now_ms};
 use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker};
+use d9lens_core::analysis::inspect::{self, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file};
 use d9lens_core::container::{self, Container, Unpack};
 use d9lens_core::s3::catalog::Catalog;
 use d9lens_core::s3::listing_plan::ListingPlan;
 use d9lens_core::s3::{ListPage, parse_list_page};
+use d9lens_core::{timeline, trace};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -30,9 +32,18 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
         ToWorker::Analyze {
             id,
             name,
+            inspect: Some(query),
+            bytes,
+            options,
+            ..
+        } => post(inspect(id, &name, &options, &bytes, &query)),
+        ToWorker::Analyze {
+            id,
+            name,
             options,
             bytes,
             relay,
+            inspect: None,
         } => take_file(id, &name, &options, bytes, relay, &mut post),
         ToWorker::AnalyzeUrl {
             id,
@@ -41,6 +52,7 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
             etag,
             options,
             relay,
+            inspect: query,
         } => wasm_bindgen_futures::spawn_local(async move {
             post(FromWorker::Progress {
                 id,
@@ -55,7 +67,10 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
                         bytes: bytes.len() as u64,
                         cached,
                     });
-                    take_file(id, &name, &options, bytes, relay, &mut post);
+                    match query {
+                        Some(query) => post(inspect(id, &name, &options, &bytes, &query)),
+                        None => take_file(id, &name, &options, bytes, relay, &mut post),
+                    }
                 }
                 Err(message) => post(FromWorker::Failed { id, message }),
             }
@@ -153,7 +168,8 @@ fn send(port: &web_sys::MessagePort, msg: &Relay) {
 /// comes, and analyzes it once unpacking has ended.
 fn decode_from(id: u32, name: &str, port: &web_sys::MessagePort, post: impl FnMut(FromWorker) + 'static) {
     let mut post = post;
-    let mut trace = Some(TraceAnalysis::new(name, 0));
+    // The page asks every file for its timeline.
+    let mut trace = Some(TraceAnalysis::new(name, 0).timeline(true));
     let channel = port.clone();
     let on_relay = OnMessage::new(move |ev: web_sys::MessageEvent| {
         let Some(analysis) = trace.as_mut() else { return };
@@ -196,18 +212,35 @@ fn analyze(id: u32, name: &str, options: &Options, bytes: Vec<u8>, post: &mut dy
 
 /// Posts the outcome of a file `file_bytes` long; `analysis_ms`: the
 /// workers' time for it.
-fn done(id: u32, file_bytes: u64, outcome: FileOutcome, analysis_ms: f64, post: &mut dyn FnMut(FromWorker)) {
+fn done(id: u32, file_bytes: u64, mut outcome: FileOutcome, analysis_ms: f64, post: &mut dyn FnMut(FromWorker)) {
     post(FromWorker::Progress {
         id,
         phase: Phase::Analyzing,
         bytes: file_bytes,
         events: outcome.events,
     });
+    let timeline = outcome.timeline.take().map(|t| timeline::encode(&t));
     post(FromWorker::Done {
         id,
         outcome,
         analysis_ms,
+        timeline,
     });
+}
+
+/// Answers a question about a file the page already has the report of: the
+/// file is decoded again (its events are not kept between requests).
+fn inspect(id: u32, name: &str, options: &Options, bytes: &[u8], query: &InspectQuery) -> FromWorker {
+    match container::raw_trace(bytes, options.max_inflated_bytes) {
+        Ok(raw) => FromWorker::Inspected {
+            id,
+            answer: inspect::inspect(&trace::parse_trace(&raw).0, query),
+        },
+        Err(e) => FromWorker::Failed {
+            id,
+            message: format!("{name}: {e}"),
+        },
+    }
 }
 
 /// The catalog worker's bucket: its catalog and the walk of listings filling it.
@@ -330,11 +363,11 @@ pub fn run() {
     let reply_scope = scope.clone();
     let on_message = OnMessage::new(move |ev: web_sys::MessageEvent| {
         let scope = reply_scope.clone();
-        handle_js(&ev.data(), move |msg| post(&scope, &msg));
+        handle_js(&ev.data(), move |msg| post(&scope, msg));
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    post(&scope, &FromWorker::Ready);
+    post(&scope, FromWorker::Ready);
 }
 
 /// A small real segment (a quiet checkout-api host of the fixture bucket).
@@ -359,8 +392,9 @@ fn warm_up(heap_bytes: u64) {
     std::hint::black_box(heap);
 }
 
-fn post(scope: &web_sys::DedicatedWorkerGlobalScope, msg: &FromWorker) {
-    if let Err(err) = scope.post_message(&protocol::encode_from_worker(msg)) {
+fn post(scope: &web_sys::DedicatedWorkerGlobalScope, msg: FromWorker) {
+    let (data, transfer) = protocol::encode_from_worker(msg);
+    if let Err(err) = scope.post_message_with_transfer(&data, &transfer) {
         web_sys::console::error_2(&"d9lens worker: post_message failed".into(), &err);
     }
 }

@@ -13,6 +13,7 @@
 //! and analyzes the raw trace as it streams in over a `MessageChannel`.
 
 use crate::protocol::{self, FromWorker, Phase};
+use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options};
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -37,6 +38,8 @@ pub struct Job {
     pub id: u32,
     pub name: String,
     pub source: Source,
+    /// A question about a file already analyzed, instead of its analysis.
+    pub inspect: Option<InspectQuery>,
 }
 
 /// What the pool reports to the page.
@@ -56,14 +59,27 @@ pub enum PoolEvent {
         events: u64,
     },
     /// An S3 object is in the worker's memory (downloaded, or from the cache).
-    Fetched { id: u32, bytes: u64, cached: bool },
+    Fetched {
+        id: u32,
+        bytes: u64,
+        cached: bool,
+    },
     Done {
         id: u32,
         outcome: FileOutcome,
         analysis_ms: f64,
+        /// The file's timeline, as the worker encoded it.
+        timeline: Option<Vec<u8>>,
+    },
+    Inspected {
+        id: u32,
+        answer: InspectAnswer,
     },
     /// The job could not be analyzed at all (unreadable file, worker crash).
-    Failed { id: u32, message: String },
+    Failed {
+        id: u32,
+        message: String,
+    },
 }
 
 /// The heap worker `index` readies while idle. A file alone gets workers 0
@@ -222,13 +238,19 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 id,
                 outcome,
                 analysis_ms,
+                timeline,
             } => {
                 slot.busy = None;
                 Some(PoolEvent::Done {
                     id,
                     outcome,
                     analysis_ms,
+                    timeline,
                 })
+            }
+            FromWorker::Inspected { id, answer } => {
+                slot.busy = None;
+                Some(PoolEvent::Inspected { id, answer })
             }
             FromWorker::Relayed { .. } => {
                 slot.busy = None;
@@ -309,7 +331,7 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
                 .collect();
             let Some(&index) = idle.first() else { return };
             let Some(job) = guard.queue.pop_front() else { return };
-            let partner = (guard.queue.len() + 2 <= idle.len()).then(|| idle[1]);
+            let partner = (job.inspect.is_none() && guard.queue.len() + 2 <= idle.len()).then(|| idle[1]);
             for slot in std::iter::once(index).chain(partner) {
                 guard.slots[slot].busy = Some(job.id);
             }
@@ -387,10 +409,12 @@ async fn message(job: &Job, options: Options) -> Result<(protocol::ToWorker, Opt
                 etag: etag.clone(),
                 options,
                 relay: None,
+                inspect: job.inspect.clone(),
             };
             return Ok((msg, None));
         }
-        Source::Buffer(buffer) => buffer.clone(),
+        // A copy travels: the page keeps its buffer for later questions.
+        Source::Buffer(buffer) => buffer.slice(0),
         Source::Blob(blob) => JsFuture::from(blob.array_buffer())
             .await
             .map(|v| v.unchecked_into())
@@ -402,6 +426,7 @@ async fn message(job: &Job, options: Options) -> Result<(protocol::ToWorker, Opt
         options,
         bytes: Vec::new(),
         relay: None,
+        inspect: job.inspect.clone(),
     };
     Ok((msg, Some(buffer)))
 }

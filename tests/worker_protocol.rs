@@ -2,6 +2,7 @@
 //! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unknown-unknown`.
 #![cfg(target_arch = "wasm32")]
 
+use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
 use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingProgress};
 use d9lens_core::s3::spec::SelectionSpec;
@@ -24,6 +25,7 @@ fn analyze_request(id: u32, name: &str, bytes: &[u8]) -> ToWorker {
         options: Options::default(),
         bytes: bytes.to_vec(),
         relay: None,
+        inspect: None,
     }
 }
 
@@ -49,6 +51,7 @@ fn analyze_request_round_trips_with_its_bytes_as_an_array_buffer() {
         options,
         bytes: decoded,
         relay,
+        ..
     } = protocol::decode_to_worker(&msg).unwrap()
     else {
         panic!("an Analyze request decodes as Analyze")
@@ -93,6 +96,17 @@ fn worker_messages_round_trip() {
             id: 3,
             outcome: outcome.clone(),
             analysis_ms: 12.5,
+            timeline: None,
+        },
+        FromWorker::Done {
+            id: 5,
+            outcome: outcome.clone(),
+            analysis_ms: 1.0,
+            timeline: Some((0..=255u8).collect()),
+        },
+        FromWorker::Inspected {
+            id: 6,
+            answer: InspectAnswer::NotFound,
         },
         FromWorker::Failed {
             id: 4,
@@ -100,7 +114,13 @@ fn worker_messages_round_trip() {
         },
     ];
     for msg in messages {
-        let js = protocol::encode_from_worker(&msg);
+        let (js, transfer) = protocol::encode_from_worker(msg.clone());
+        let has_bytes = matches!(&msg, FromWorker::Done { timeline: Some(_), .. });
+        assert_eq!(
+            transfer.length(),
+            u32::from(has_bytes),
+            "a timeline moves beside the JSON"
+        );
         let back = protocol::decode_from_worker(&js).unwrap();
         assert_eq!(format!("{msg:?}"), format!("{back:?}"));
     }
@@ -115,6 +135,7 @@ fn last_done(id: u32, posted: &[FromWorker]) -> (&FileOutcome, f64) {
             id: done,
             outcome,
             analysis_ms,
+            ..
         }) if *done == id => (outcome, *analysis_ms),
         _ => panic!("no Done for file {id}: {posted:?}"),
     }
@@ -144,7 +165,7 @@ fn handler_analyzes_a_trace_and_reports_progress_then_the_outcome() {
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
     assert_eq!(outcome.partial.file, "trace.4.bin");
     // The outcome survives the trip back to the page.
-    let back = protocol::decode_from_worker(&protocol::encode_from_worker(posted.last().unwrap())).unwrap();
+    let back = protocol::decode_from_worker(&protocol::encode_from_worker(posted.last().unwrap().clone()).0).unwrap();
     assert!(matches!(back, FromWorker::Done { id: 11, .. }));
 }
 
@@ -422,4 +443,39 @@ async fn a_file_on_two_workers_gives_the_outcome_of_one() {
     let (outcome, _) = last_done(22, &decoded);
     let error = outcome.error.as_ref().expect("a gzip cut short is an error");
     assert!(error.message.contains("gzip") && error.offset.is_some(), "{error:?}");
+}
+
+#[wasm_bindgen_test]
+fn the_page_gets_each_files_timeline_and_answers_to_its_questions() {
+    let mut request = analyze_request(21, "trace.4.bin", SMALL_TRACE);
+    if let ToWorker::Analyze { options, .. } = &mut request {
+        options.timeline = true;
+    }
+    let posted = run_handler(&protocol::encode_to_worker(request).0);
+    let Some(FromWorker::Done {
+        timeline: Some(bytes), ..
+    }) = posted.last()
+    else {
+        panic!("a Done with the timeline: {posted:?}")
+    };
+    let timeline = d9lens_core::timeline::decode(bytes).expect("the worker's bytes decode");
+    let lane = timeline.lanes.first().expect("a worker lane");
+    let (worker, start) = (lane.worker, lane.polls.start[0]);
+
+    let mut ask = analyze_request(22, "trace.4.bin", SMALL_TRACE);
+    if let ToWorker::Analyze { inspect, .. } = &mut ask {
+        *inspect = Some(InspectQuery::Poll { worker, start });
+    }
+    let posted = run_handler(&protocol::encode_to_worker(ask).0);
+    match posted.as_slice() {
+        [
+            FromWorker::Inspected {
+                id: 22,
+                answer: InspectAnswer::Poll(p),
+            },
+        ] => {
+            assert_eq!((p.worker, p.start_ns), (worker, start));
+        }
+        other => panic!("one answer to the question: {other:?}"),
+    }
 }

@@ -8,6 +8,7 @@
 use d9lens_core::analysis::{FileAnalysis, FileOutcome, Merger, Options, analyze_file};
 use d9lens_core::trace::{STREAM_HEADER, TracePart, TraceParser, find_cut, parse_trace};
 use d9lens_core::report::text;
+use d9lens_core::timeline;
 use libfuzzer_sys::fuzz_target;
 
 /// Small enough that no input can push the fuzzer towards its RSS limit by
@@ -28,17 +29,25 @@ fn joined_at_cut(data: &[u8]) {
 fuzz_target!(|data: &[u8]| {
     joined_at_cut(data);
     for reference_compatible in [false, true] {
+        // The page's path builds the timeline too, which must survive its bytes.
         let opts = Options {
             reference_compatible,
             max_inflated_bytes: MAX_INFLATED,
+            timeline: !reference_compatible,
         };
-        let outcome = analyze_file("fuzz.bin", data, &opts);
+        let mut outcome = analyze_file("fuzz.bin", data, &opts);
+        let drawn = outcome.timeline.is_some();
+        if let Some(t) = outcome.timeline.take() {
+            assert_eq!(timeline::decode(&timeline::encode(&t)).as_ref(), Ok(&t), "a timeline survives its bytes");
+        }
         let mut pieces = FileAnalysis::new("fuzz.bin", &opts, 0);
         for piece in data.chunks(data.len() % 61 + 1) {
             pieces.push(piece);
         }
+        let mut streamed = pieces.finish();
+        assert_eq!(streamed.timeline.take().is_some(), drawn);
         assert_eq!(
-            serde_json::to_string(&pieces.finish()).unwrap(),
+            serde_json::to_string(&streamed).unwrap(),
             serde_json::to_string(&outcome).unwrap(),
             "the same bytes in pieces give another outcome"
         );

@@ -1,9 +1,9 @@
 //! LONG POLLS (>1ms): polls that held a worker thread.
 
 use super::stack::{headline, stack_view};
-use super::widgets::{Lazy, Section, opt_loc};
+use super::widgets::{Lazy, Section, opt_loc, show_on_timeline};
 use d9lens_core::fmt::fmt_dur;
-use d9lens_core::report::{LongPoll, Report, Stack};
+use d9lens_core::report::{LongPoll, Moment, Report, Stack};
 use leptos::prelude::*;
 
 /// How many long polls the table lists, as the text report does.
@@ -42,6 +42,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                             <th class="num">"Sched samples"</th>
                             <th class="num">"CPU samples"</th>
                             <th>"File"</th>
+                            <th><span class="visually-hidden">"Timeline"</span></th>
                         </tr>
                     </thead>
                     {shown.into_iter().map(poll_rows).collect_view()}
@@ -59,6 +60,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
 
 fn poll_rows(p: LongPoll) -> impl IntoView {
     let has_samples = !p.sched_samples.is_empty() || !p.cpu_samples.is_empty();
+    let moment = Moment::from(&p);
     let sched = p.sched_samples;
     let cpu = p.cpu_samples;
     let (n_sched, n_cpu) = (sched.len(), cpu.len());
@@ -72,10 +74,11 @@ fn poll_rows(p: LongPoll) -> impl IntoView {
                 <td class="loc">{opt_loc(&p.spawn_loc)}</td>
                 <td class="num">{n_sched.to_string()}</td>
                 <td class="num">{n_cpu.to_string()}</td>
-                <td class="file">{p.file}</td>
+                <td class="file">{p.file.clone()}</td>
+                <td>{show_on_timeline(Some(moment))}</td>
             </tr>
             <tr class="poll-detail">
-                <td colspan="8">
+                <td colspan="9">
                     {if has_samples {
                         view! {
                             <div class="sample-groups">

@@ -8,6 +8,7 @@ mod kernel_wait;
 mod lifecycle;
 mod long_polls;
 mod memory;
+mod overview;
 mod poll_by_spawn;
 mod queue;
 mod red_flags;
@@ -19,6 +20,8 @@ mod summary;
 mod widgets;
 mod workers;
 
+use crate::session::AppState;
+use crate::timeline::TimelinePanel;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -27,7 +30,7 @@ use std::time::Duration;
 pub use widgets::{Lazy, Section};
 
 #[component]
-pub fn ReportView(report: Arc<Report>) -> impl IntoView {
+pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
     // The headline sections are painted first and the long tables a frame
     // later (after that paint), so the numbers people read first do not wait
     // for the hotspot tree and the stacks to be built.
@@ -37,6 +40,8 @@ pub fn ReportView(report: Arc<Report>) -> impl IntoView {
     let r = &*report;
     view! {
         <div class="report" data-testid="report">
+            {overview::view(r)}
+            {move || state.scene.get().map(|scene| view! { <TimelinePanel state=state scene=scene /> })}
             {red_flags::view(r)}
             {summary::view(r)}
             {setup::view(r)}

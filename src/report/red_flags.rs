@@ -1,6 +1,6 @@
 //! Red flags: the findings worth looking at first.
 
-use super::widgets::Section;
+use super::widgets::{Section, show_on_timeline};
 use d9lens_core::report::{Finding, Report, Severity};
 use leptos::prelude::*;
 
@@ -27,6 +27,7 @@ pub fn finding_view(f: Finding) -> impl IntoView {
                 <span class=format!("sev sev-{class}")>{class}</span>
                 <code class="finding-check">{f.check}</code>
                 <span class="finding-message">{f.message}</span>
+                {show_on_timeline(f.moment)}
             </div>
             {(!f.fix.is_empty()).then(|| view! { <p class="finding-fix">{f.fix}</p> })}
         </li>

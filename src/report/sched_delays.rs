@@ -1,6 +1,6 @@
 //! SCHEDULING DELAYS (wake → poll latency).
 
-use super::widgets::{DataTable, Section, opt_loc, stat};
+use super::widgets::{DataTable, Section, opt_loc, show_on_timeline, stat};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -28,7 +28,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                 } else {
                     view! {
                         <h3>"Top 5 worst"</h3>
-                        <DataTable columns=&[("Delay", "num"), ("Task", "num"), ("Spawn location", ""), ("Worker", "num"), ("Woken at", "num")]>
+                        <DataTable columns=&[("Delay", "num"), ("Task", "num"), ("Spawn location", ""), ("Worker", "num"), ("Woken at", "num"), ("", "")]>
                             {worst
                                 .into_iter()
                                 .take(5)
@@ -40,6 +40,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                                             <td class="loc">{opt_loc(&d.spawn_loc)}</td>
                                             <td class="num">{d.worker.to_string()}</td>
                                             <td class="num">{fmt_dur(d.wake_offset_ns as f64)}</td>
+                                            <td>{show_on_timeline(Some(d.moment))}</td>
                                         </tr>
                                     }
                                 })

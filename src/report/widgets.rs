@@ -1,5 +1,7 @@
 //! Building blocks shared by the report sections.
 
+use crate::timeline::Focus;
+use d9lens_core::report::Moment;
 use leptos::prelude::*;
 
 /// A report section card.
@@ -81,6 +83,18 @@ pub fn stat(label: &'static str, value: String, testid: &'static str) -> impl In
             <div class="stat-value" data-testid=testid>{value}</div>
         </div>
     }
+}
+
+/// "Show on timeline" for a moment, when the page has a timeline to show it on.
+pub fn show_on_timeline(moment: Option<Moment>) -> impl IntoView {
+    let focus = use_context::<Focus>();
+    moment.zip(focus).map(|(m, Focus(target))| {
+        view! {
+            <button type="button" class="link-button" data-testid="show-on-timeline" on:click=move |_| target.set(Some(m.clone()))>
+                "show on timeline"
+            </button>
+        }
+    })
 }
 
 pub fn opt_loc(loc: &Option<String>) -> String {

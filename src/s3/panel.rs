@@ -33,7 +33,11 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         run_key.set(selection.keys().next().map(str::to_owned));
         retrieval::start(app, &selection, Rc::new(move |key: &str| client.presign_get(key)));
     };
-    let on_analyze = Callback::new(move |(spec, selection): (SelectionSpec, Selection)| analyze(spec, selection));
+    // A new selection starts on the whole timeline.
+    let on_analyze = Callback::new(move |(spec, selection): (SelectionSpec, Selection)| {
+        url_state::write_timeline(&Default::default());
+        analyze(spec, selection)
+    });
 
     // A shared link: once the listing is complete, restore its selection (and its report).
     Effect::new(move |_| {

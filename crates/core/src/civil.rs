@@ -36,3 +36,30 @@ pub fn days_in_month(year: i64, month: i64) -> i64 {
         _ => 31,
     }
 }
+
+/// `2026-10-26 14:20:11.215 UTC` for Unix-epoch nanoseconds.
+pub fn utc_timestamp(unix_ns: i64) -> String {
+    let ms = unix_ns.div_euclid(1_000_000);
+    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (y, mo, d) = civil_from_days(days);
+    let (h, mi, s, milli) = (
+        ms_of_day / 3_600_000,
+        ms_of_day / 60_000 % 60,
+        ms_of_day / 1000 % 60,
+        ms_of_day % 1000,
+    );
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}.{milli:03} UTC")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_timestamps() {
+        assert_eq!(super::utc_timestamp(0), "1970-01-01 00:00:00.000 UTC");
+        assert_eq!(
+            super::utc_timestamp(1_793_032_811_215_428_525),
+            "2026-10-26 16:40:11.215 UTC"
+        );
+        assert_eq!(super::utc_timestamp(-1_000_000), "1969-12-31 23:59:59.999 UTC");
+    }
+}

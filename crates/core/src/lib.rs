@@ -15,4 +15,5 @@ mod parallel;
 pub mod report;
 pub mod s3;
 pub mod site;
+pub mod timeline;
 pub mod trace;

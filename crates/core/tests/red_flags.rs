@@ -93,34 +93,27 @@ fn every_fixture_scans_without_failing() {
 
 /// A trace of one task polled on two workers, with spans inside its polls.
 fn busy_task_trace() -> Vec<u8> {
-    use dial9_trace_format::encoder::Encoder;
-    use dial9_trace_format::schema::FieldDef;
-    use dial9_trace_format::types::{FieldType, FieldValue};
-    let mut enc = Encoder::new();
-    let mut schema = |name: &str, fields: &[(&str, FieldType)]| {
-        let defs = fields.iter().map(|&(n, t)| FieldDef::new(n, t)).collect();
-        enc.register_schema(name, defs).unwrap()
-    };
-    let (v, s) = (FieldType::Varint, FieldType::String);
-    let start = schema("PollStartEvent", &[("worker_id", v), ("task_id", v)]);
-    let end = schema("PollEndEvent", &[("worker_id", v)]);
-    let enter = schema(
-        "SpanEnterEvent",
-        &[("span_id", v), ("span_name", s), ("dial9.tokio.task_id", v)],
-    );
-    let exit = schema("SpanExitEvent", &[("span_id", v)]);
-    let close = schema("SpanCloseEvent", &[("span_id", v)]);
+    use dial9_trace_format::types::FieldType::Varint as V;
+    use dial9_trace_format::types::FieldValue::{String as S, Varint};
+    let [enter, exit, close] = common::SPAN_SCHEMAS;
+    let schemas = [
+        ("PollStartEvent", &[("worker_id", V), ("task_id", V)][..]),
+        ("PollEndEvent", &[("worker_id", V)][..]),
+        enter,
+        exit,
+        close,
+    ];
+    let (start, end) = (0, 1);
     let mut events = vec![
-        (1_000, &start, vec![FieldValue::Varint(0), FieldValue::Varint(7)]),
-        (100_000, &end, vec![FieldValue::Varint(0)]),
-        (200_000, &start, vec![FieldValue::Varint(1), FieldValue::Varint(7)]),
-        (300_000, &end, vec![FieldValue::Varint(1)]),
+        (1_000, start, vec![Varint(0), Varint(7)]),
+        (100_000, end, vec![Varint(0)]),
+        (200_000, start, vec![Varint(1), Varint(7)]),
+        (300_000, end, vec![Varint(1)]),
     ];
     let mut span = |id: u64, from: u64, to: u64| {
-        let name = FieldValue::String("step".into());
-        events.push((from, &enter, vec![FieldValue::Varint(id), name, FieldValue::Varint(7)]));
-        events.push((to, &exit, vec![FieldValue::Varint(id)]));
-        events.push((to + 1, &close, vec![FieldValue::Varint(id)]));
+        events.push((from, 2, vec![Varint(id), S("step".into()), Varint(7)]));
+        events.push((to, 3, vec![Varint(id)]));
+        events.push((to + 1, 4, vec![Varint(id)]));
     };
     // 20 spans in the first poll (not more than 20), one more that outlives
     // it (not in it), 25 in the second.
@@ -131,11 +124,7 @@ fn busy_task_trace() -> Vec<u8> {
     for i in 0..25 {
         span(100 + i, 201_000 + i * 1_000, 201_500 + i * 1_000);
     }
-    events.sort_by_key(|e| e.0);
-    for (ts, schema, values) in events {
-        enc.write_event(schema, ts, &values).unwrap();
-    }
-    enc.finish()
+    common::encode_trace(&schemas, events)
 }
 
 #[test]

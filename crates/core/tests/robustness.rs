@@ -32,10 +32,12 @@ const RAW: &[&str] = &[
 /// The S3 fixture objects are small gzip segments.
 const S3_GZ: &str = "s3-bucket/2026-11-30/0814/checkout-api/ip-10-0-1-23/gauu-25994/1796026492-0.bin.gz";
 
+/// The page's options: the timeline is built (and must not fail) too.
 fn opts() -> Options {
     Options {
         reference_compatible: false,
         max_inflated_bytes: 64 << 20,
+        timeline: true,
     }
 }
 
@@ -65,6 +67,10 @@ impl XorShift {
 /// `max_offset` bounds where an error may point (the input or inflated length).
 fn check(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
     let outcome = analyze_file(name, bytes, opts);
+    if let Some(t) = &outcome.timeline {
+        let back = d9lens_core::timeline::decode(&d9lens_core::timeline::encode(t));
+        assert_eq!(back.as_ref(), Ok(t), "{name}: the timeline survives its bytes");
+    }
     if let Some(err) = &outcome.error {
         assert_eq!(err.file, name, "error must name its file: {err:?}");
         assert!(!err.message.is_empty(), "{name}: empty error message");

@@ -8,8 +8,7 @@ use super::args::AnalyzeArgs;
 use super::http::Client;
 use super::{ls, summary};
 use crate::{output, parallel};
-use d9lens_core::analysis::{FileOutcome, Merger, Options, Partial, analyze_file};
-use d9lens_core::report::FileError;
+use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file};
 use d9lens_core::s3::catalog::{Catalog, Selection, TimeWindow};
 use d9lens_core::s3::spec::SelectionSpec;
 use std::process::ExitCode;
@@ -48,19 +47,7 @@ pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
 fn download_and_analyze(client: &Client, key: &str, opts: &Options) -> FileOutcome {
     match client.get_object(key) {
         Ok(bytes) => analyze_file(key, &bytes, opts),
-        Err(e) => FileOutcome {
-            partial: Partial {
-                file: key.to_owned(),
-                ..Partial::default()
-            },
-            error: Some(FileError {
-                file: key.to_owned(),
-                offset: None,
-                message: format!("download failed: {}", e.cause()),
-            }),
-            raw_bytes: 0,
-            events: 0,
-        },
+        Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
     }
 }
 

@@ -36,6 +36,9 @@ const BLOCKER_COVERAGE_PCT: f64 = 60.0;
 pub struct DiagnoseOptions {
     /// Only polls of this task.
     pub task: Option<u64>,
+    /// Only the poll that starts at this time (trace ns): the page's "why was this poll long".
+    #[serde(default)]
+    pub poll_start: Option<u64>,
     /// Fixed threshold; otherwise max(floor, mult × p99).
     pub min_ms: Option<f64>,
     pub pctl_mult: f64,
@@ -50,6 +53,7 @@ impl Default for DiagnoseOptions {
     fn default() -> Self {
         Self {
             task: None,
+            poll_start: None,
             min_ms: None,
             pctl_mult: 3.0,
             floor_ms: 1.0,
@@ -510,6 +514,7 @@ pub fn diagnose(trace: &ParsedTrace, opts: &DiagnoseOptions) -> Diagnosis {
         .iter()
         .filter(|(_, p)| (p.end - p.start) as f64 / 1e6 >= threshold_ms)
         .filter(|(_, p)| opts.task.is_none_or(|t| t == p.task_id))
+        .filter(|(_, p)| opts.poll_start.is_none_or(|s| s == p.start))
         .copied()
         .collect();
     candidates.sort_by_key(|(_, p)| Reverse(p.end - p.start));

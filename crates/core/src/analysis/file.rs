@@ -4,6 +4,7 @@
 use super::{Options, Partial};
 use crate::container::{self, Container, ContainerError, SNIFF_BYTES, Unpack};
 use crate::report::FileError;
+use crate::timeline::FileTimeline;
 use crate::trace::{DecodeFailure, ParsedTrace, TraceParser, parse_trace};
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +17,10 @@ pub struct FileOutcome {
     pub error: Option<FileError>,
     pub raw_bytes: u64,
     pub events: u64,
+    /// The file's timeline, when asked for (`Options::timeline`); it travels
+    /// as bytes of its own (`timeline::encode`), never in this JSON.
+    #[serde(skip)]
+    pub timeline: Option<FileTimeline>,
 }
 
 impl FileOutcome {
@@ -26,23 +31,37 @@ impl FileOutcome {
         raw_bytes: u64,
         parsed: Result<(ParsedTrace, Option<DecodeFailure>), ContainerError>,
     ) -> Self {
+        Self::build(name, raw_bytes, parsed, false)
+    }
+
+    /// A file of which nothing could be analyzed (unreadable, not downloaded).
+    pub fn failed(name: &str, offset: Option<u64>, message: String) -> Self {
+        FileOutcome {
+            partial: Partial {
+                file: name.to_string(),
+                ..Partial::default()
+            },
+            error: Some(FileError {
+                file: name.to_string(),
+                offset,
+                message,
+            }),
+            raw_bytes: 0,
+            events: 0,
+            timeline: None,
+        }
+    }
+
+    /// `new`, with the file's timeline when `timeline` is set.
+    pub fn build(
+        name: &str,
+        raw_bytes: u64,
+        parsed: Result<(ParsedTrace, Option<DecodeFailure>), ContainerError>,
+        timeline: bool,
+    ) -> Self {
         let (trace, failure) = match parsed {
             Ok(parsed) => parsed,
-            Err(e) => {
-                return FileOutcome {
-                    partial: Partial {
-                        file: name.to_string(),
-                        ..Partial::default()
-                    },
-                    error: Some(FileError {
-                        file: name.to_string(),
-                        offset: e.offset(),
-                        message: e.to_string(),
-                    }),
-                    raw_bytes: 0,
-                    events: 0,
-                };
-            }
+            Err(e) => return Self::failed(name, e.offset(), e.to_string()),
         };
         let error = failure.map(|f| FileError {
             file: name.to_string(),
@@ -52,11 +71,19 @@ impl FileOutcome {
                 f.offset, f.message
             ),
         });
+        let events = trace.runtime_events;
+        let (partial, timeline) = if timeline {
+            let (p, t) = Partial::with_timeline(name, trace);
+            (p, Some(t))
+        } else {
+            (Partial::from_trace(name, trace), None)
+        };
         FileOutcome {
-            events: trace.runtime_events,
-            partial: Partial::from_trace(name, trace),
+            events,
+            partial,
             error,
             raw_bytes,
+            timeline,
         }
     }
 }
@@ -71,7 +98,7 @@ pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
             file.finish()
         }
         // Decoded in place: no copy of an already raw trace.
-        Ok(Container::Raw) => FileOutcome::new(name, bytes.len() as u64, Ok(parse_trace(bytes))),
+        Ok(Container::Raw) => FileOutcome::build(name, bytes.len() as u64, Ok(parse_trace(bytes)), opts.timeline),
         Err(e) => FileOutcome::new(name, 0, Err(e)),
     }
 }
@@ -89,7 +116,7 @@ impl FileAnalysis {
     pub fn new(name: &str, opts: &Options, raw_size_hint: usize) -> Self {
         Self {
             unpack: Unpack::new(opts.max_inflated_bytes),
-            trace: TraceAnalysis::new(name, raw_size_hint),
+            trace: TraceAnalysis::new(name, raw_size_hint).timeline(opts.timeline),
         }
     }
 
@@ -119,6 +146,7 @@ impl FileAnalysis {
 pub struct TraceAnalysis {
     name: String,
     parser: TraceParser,
+    timeline: bool,
 }
 
 impl TraceAnalysis {
@@ -127,7 +155,13 @@ impl TraceAnalysis {
         Self {
             name: name.to_string(),
             parser: TraceParser::with_capacity(raw_size_hint),
+            timeline: false,
         }
+    }
+
+    /// Also build the file's timeline.
+    pub fn timeline(self, timeline: bool) -> Self {
+        Self { timeline, ..self }
     }
 
     /// Lets `fill` append raw bytes in place (saves a copy where they come
@@ -150,6 +184,11 @@ impl TraceAnalysis {
     /// container error analyzes nothing).
     pub fn finish(self, unpacked: Result<(), ContainerError>) -> FileOutcome {
         let raw_bytes = self.raw_bytes();
-        FileOutcome::new(&self.name, raw_bytes, unpacked.map(|()| self.parser.finish()))
+        FileOutcome::build(
+            &self.name,
+            raw_bytes,
+            unpacked.map(|()| self.parser.finish()),
+            self.timeline,
+        )
     }
 }

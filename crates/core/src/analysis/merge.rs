@@ -410,6 +410,7 @@ impl Acc {
                         spawn_loc: d.spawn_loc.clone(),
                         wake_offset_ns: rel(d.wake_time),
                         worker: d.worker,
+                        moment: d.moment(),
                     })
                     .collect(),
             },

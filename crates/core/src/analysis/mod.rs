@@ -11,7 +11,7 @@ mod red_flags;
 mod series;
 mod setup;
 mod stacks;
-mod workers;
+pub(crate) mod workers;
 
 pub use file::{FileAnalysis, FileOutcome, TraceAnalysis, analyze_file};
 pub use merge::Merger;
@@ -30,4 +30,5 @@ pub fn sample_evenly<T: Clone>(items: &[T], n: usize) -> Vec<T> {
 }
 
 pub mod diagnose;
+pub mod inspect;
 pub mod zoom;

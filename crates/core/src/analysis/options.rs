@@ -8,6 +8,9 @@ pub struct Options {
     pub reference_compatible: bool,
     /// A gzip that inflates past this many bytes is refused.
     pub max_inflated_bytes: usize,
+    /// Also build each file's timeline (the page draws it; the CLI does not).
+    #[serde(default)]
+    pub timeline: bool,
 }
 
 impl Default for Options {
@@ -15,6 +18,7 @@ impl Default for Options {
         Self {
             reference_compatible: false,
             max_inflated_bytes: crate::container::DEFAULT_MAX_INFLATED_BYTES,
+            timeline: false,
         }
     }
 }

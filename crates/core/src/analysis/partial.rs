@@ -8,6 +8,7 @@ use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::{Histogram, Tally};
 use crate::parallel::join;
+use crate::timeline::FileTimeline;
 use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -48,6 +49,19 @@ pub struct DelayRec {
     pub task_id: u64,
     pub worker: u64,
     pub spawn_loc: Option<String>,
+    pub file: String,
+}
+
+impl DelayRec {
+    /// The poll that waited: it starts when the delay ends.
+    pub fn moment(&self) -> crate::report::Moment {
+        crate::report::Moment {
+            file: self.file.clone(),
+            worker: self.worker,
+            start_ns: self.wake_time + self.delay,
+            dur_ns: 0,
+        }
+    }
 }
 
 /// Inputs of the setup diagnostic.
@@ -119,7 +133,17 @@ impl Partial {
     /// Consumes the trace: each part is dropped once its analysis is done, so
     /// the decoded events and the results never all sit in memory together.
     /// Independent parts run side by side (`parallel::join`).
-    pub fn from_trace(file: &str, mut trace: ParsedTrace) -> Partial {
+    pub fn from_trace(file: &str, trace: ParsedTrace) -> Partial {
+        Self::analyze(file, trace, false).0
+    }
+
+    /// `from_trace`, and the file's timeline for the page to draw.
+    pub fn with_timeline(file: &str, trace: ParsedTrace) -> (Partial, FileTimeline) {
+        let (p, t) = Self::analyze(file, trace, true);
+        (p, t.expect("asked for"))
+    }
+
+    fn analyze(file: &str, mut trace: ParsedTrace, timeline: bool) -> (Partial, Option<FileTimeline>) {
         let max_ts = trace.bounds.map_or(0, |b| b.1);
         let mut frames = FrameTable::default();
         let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
@@ -132,7 +156,7 @@ impl Partial {
                 || {
                     let tl = workers::build(trace, max_ts);
                     let polls = PollStats::new(&tl, file, &loc);
-                    let delays = DelayStats::new(&tl, &trace.wakes, &loc);
+                    let delays = DelayStats::new(&tl, file, &trace.wakes, &loc);
                     let by_task = polls_by_task(&tl);
                     (setup(trace, &tl), tl, polls, delays, by_task)
                 },
@@ -168,6 +192,8 @@ impl Partial {
                 },
             )
         };
+        let (active_tasks, global_queue) = (series::active_tasks(&trace), series::global_queue(&trace));
+        let timeline = timeline.then(|| FileTimeline::build(file, &trace, &tl, &spans, &global_queue, &active_tasks));
         let mut p = Partial {
             file: file.to_string(),
             runtime_bounds: trace.runtime_bounds,
@@ -189,7 +215,7 @@ impl Partial {
             delay_worst: delays.worst,
             delay_hist: delays.hist,
             task_spawn_locs: trace.task_spawn_locs.iter().map(|(&k, &v)| (k, loc(v))).collect(),
-            active_tasks: series::active_tasks(&trace),
+            active_tasks,
             task_spawn_times: std::mem::take(&mut trace.task_spawn_times),
             task_terminate_times: std::mem::take(&mut trace.task_terminate_times),
             cpu_groups,
@@ -205,7 +231,7 @@ impl Partial {
             incomplete: trace.incomplete,
             ..Partial::default()
         };
-        for (_, q) in series::global_queue(&trace) {
+        for (_, q) in global_queue {
             p.queue_max = p.queue_max.max(q);
             p.queue_sum += q;
             p.queue_count += 1;
@@ -218,7 +244,7 @@ impl Partial {
         p.flags.busy_polls = busy_polls;
         p.flags.unmatched_spans = spans.unmatched.into_iter().collect();
         p.frames = frames;
-        p
+        (p, timeline)
     }
 }
 
@@ -298,7 +324,12 @@ struct DelayStats {
 }
 
 impl DelayStats {
-    fn new(tl: &workers::Timelines, wakes: &[trace::Wake], loc: &impl Fn(Option<StrId>) -> Option<String>) -> Self {
+    fn new(
+        tl: &workers::Timelines,
+        file: &str,
+        wakes: &[trace::Wake],
+        loc: &impl Fn(Option<StrId>) -> Option<String>,
+    ) -> Self {
         let (mut total, mut over_5ms, mut hist) = (0, 0, None::<Tally>);
         let mut high = Vec::new();
         delays::for_each(tl, wakes, |d| {
@@ -321,6 +352,7 @@ impl DelayStats {
                 task_id: d.task_id,
                 worker: d.worker,
                 spawn_loc: loc(d.spawn_loc),
+                file: file.to_string(),
             })
             .collect();
         DelayStats {

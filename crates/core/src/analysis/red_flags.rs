@@ -3,7 +3,7 @@
 
 use super::merge::Acc;
 use crate::fmt::{fmt_dur, to_fixed};
-use crate::report::{Finding, Severity};
+use crate::report::{Finding, Moment, Severity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -63,6 +63,7 @@ fn flag(severity: Severity, check: &str, message: String, fix: &str) -> Finding 
         check: check.into(),
         message,
         fix: fix.into(),
+        moment: None,
     }
 }
 
@@ -117,12 +118,19 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
                 lo / 1_000_000
             ));
         }
-        out.push(flag(
+        let mut f = flag(
             sev,
             "long-poll",
             lines.join("\n"),
             "A poll this long blocks every task queued on that worker. Find the blocking call (see the long poll's stacks or `d9lens diagnose`), move it to spawn_blocking, or split the work with yield points. Calibrate against the runtime's own p99 poll time.",
-        ));
+        );
+        f.moment = tier.first().map(|p| Moment {
+            file: p.file.clone(),
+            worker: p.worker,
+            start_ns: p.start,
+            dur_ns: p.dur,
+        });
+        out.push(f);
     }
     if let (Some(first), Some(last)) = (acc.active_tasks.first(), acc.active_tasks.last()) {
         let peak = acc.active_tasks.iter().map(|p| p.1).max().unwrap_or(0);
@@ -137,12 +145,22 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
     }
     if f.delays_over_5ms > 0 {
         let worst = acc.delay_worst.first().map_or(0, |d| d.delay);
-        out.push(flag(
-            if worst > 50_000_000 { Severity::Critical } else { Severity::Warning },
+        let mut f = flag(
+            if worst > 50_000_000 {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            },
             "sched-delay",
-            format!("{} scheduling delays > 5ms (worst: {}ms)", f.delays_over_5ms, to_fixed(worst as f64 / 1e6, 1)),
+            format!(
+                "{} scheduling delays > 5ms (worst: {}ms)",
+                f.delays_over_5ms,
+                to_fixed(worst as f64 / 1e6, 1)
+            ),
             "Woken tasks waited for a worker: shorten long polls, add yield points in CPU-heavy loops, or add worker threads.",
-        ));
+        );
+        f.moment = acc.delay_worst.first().map(|d| d.moment());
+        out.push(f);
     }
     // The reference ranks all off-CPU samples, so idle parking (epoll_wait) tops it;
     // only samples taken inside a poll are a task blocking its worker.

@@ -14,6 +14,7 @@ fn finding(severity: Severity, check: &str, message: String, fix: String) -> Fin
         check: check.into(),
         message,
         fix,
+        moment: None,
     }
 }
 

@@ -41,6 +41,40 @@ pub struct Report {
     pub errors: Vec<FileError>,
 }
 
+/// The report in one word: the worst finding's severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Health {
+    /// A critical finding.
+    Critical,
+    /// A warning, nothing critical.
+    NeedsAttention,
+    /// Nothing above info.
+    Healthy,
+}
+
+impl Health {
+    pub fn label(self) -> &'static str {
+        match self {
+            Health::Critical => "critical",
+            Health::NeedsAttention => "needs attention",
+            Health::Healthy => "healthy",
+        }
+    }
+}
+
+impl Report {
+    pub fn health(&self) -> Health {
+        let has = |s: Severity| self.red_flags.iter().any(|f| f.severity == s);
+        if has(Severity::Critical) {
+            Health::Critical
+        } else if has(Severity::Warning) {
+            Health::NeedsAttention
+        } else {
+            Health::Healthy
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileError {
@@ -66,6 +100,31 @@ pub struct Finding {
     pub message: String,
     /// What to do about it.
     pub fix: String,
+    /// When it happened (the worst instance), for "show on timeline".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment: Option<Moment>,
+}
+
+/// One poll of one file: where a finding can be seen on the timeline.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Moment {
+    pub file: String,
+    pub worker: u64,
+    /// Trace ns.
+    pub start_ns: u64,
+    pub dur_ns: u64,
+}
+
+impl From<&LongPoll> for Moment {
+    fn from(p: &LongPoll) -> Self {
+        Moment {
+            file: p.file.clone(),
+            worker: p.worker,
+            start_ns: p.start_ns,
+            dur_ns: p.dur_ns,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -166,6 +225,8 @@ pub struct SchedDelay {
     pub spawn_loc: Option<String>,
     pub wake_offset_ns: i64,
     pub worker: u64,
+    /// The poll that waited.
+    pub moment: Moment,
 }
 
 /// Histogram summary of durations under one key (spawn location or span name).

@@ -93,3 +93,40 @@ pub fn s3_fixture_objects() -> Vec<(String, u64)> {
         .map(|o| (o["key"].as_str().unwrap().to_owned(), o["bytes"].as_u64().unwrap()))
         .collect()
 }
+
+/// A hand-made trace, for shapes no recording has: `schemas` (name, fields)
+/// registered in order, then `events` (time, schema index, values) written
+/// in time order.
+pub fn encode_trace(
+    schemas: &[(&str, &[(&str, dial9_trace_format::types::FieldType)])],
+    mut events: Vec<(u64, usize, Vec<dial9_trace_format::types::FieldValue>)>,
+) -> Vec<u8> {
+    use dial9_trace_format::encoder::Encoder;
+    use dial9_trace_format::schema::FieldDef;
+    let mut enc = Encoder::new();
+    let handles: Vec<_> = schemas
+        .iter()
+        .map(|(name, fields)| {
+            let defs = fields.iter().map(|&(n, t)| FieldDef::new(n, t)).collect();
+            enc.register_schema(name, defs).unwrap()
+        })
+        .collect();
+    events.sort_by_key(|e| e.0);
+    for (ts, schema, values) in events {
+        enc.write_event(&handles[schema], ts, &values).unwrap();
+    }
+    enc.finish()
+}
+
+/// The span events' schemas (enter with the task id, exit, close), as `encode_trace` takes them.
+pub const SPAN_SCHEMAS: [(&str, &[(&str, dial9_trace_format::types::FieldType)]); 3] = {
+    use dial9_trace_format::types::FieldType::{String as S, Varint as V};
+    [
+        (
+            "SpanEnterEvent",
+            &[("span_id", V), ("span_name", S), ("dial9.tokio.task_id", V)],
+        ),
+        ("SpanExitEvent", &[("span_id", V)]),
+        ("SpanCloseEvent", &[("span_id", V)]),
+    ]
+};

@@ -1,0 +1,286 @@
+//! Level of detail: what one lane draws for a window `width` pixels wide.
+//! Polls at least a pixel wide are drawn one by one; a run of narrower ones
+//! becomes one density mark, found by binary search per pixel column, so a
+//! lane costs O(pixels × log polls) whatever the number of polls.
+
+use super::model::{Polls, SpanTrack};
+use super::view::View;
+
+/// Where one file's timestamps sit on the scene's axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxisMap {
+    /// The file's first timestamp (monotonic ns)…
+    pub file_start: u64,
+    /// …is this far from the axis' origin, ns.
+    pub offset: f64,
+}
+
+impl AxisMap {
+    pub fn axis(&self, ts: u64) -> f64 {
+        (ts as f64 - self.file_start as f64) + self.offset
+    }
+
+    /// The file timestamp at axis time `t` (clamped to u64).
+    pub fn ts(&self, t: f64) -> u64 {
+        let ts = t - self.offset + self.file_start as f64;
+        if ts <= 0.0 { 0 } else { ts.min(u64::MAX as f64) as u64 }
+    }
+}
+
+/// One thing to draw in a lane, in canvas pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mark {
+    pub x0: f64,
+    pub x1: f64,
+    pub kind: MarkKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    /// One poll (its index), at least a pixel wide as drawn.
+    Poll(u32),
+    /// `count` polls too narrow to draw apart.
+    Dense(u32),
+}
+
+/// The marks of `polls` in `view`, appended to `out`.
+pub fn poll_marks(polls: &Polls, map: AxisMap, view: &View, width: f64, out: &mut Vec<Mark>) {
+    let n = polls.len();
+    if n == 0 || width <= 0.0 {
+        return;
+    }
+    let (lo, hi) = (map.ts(view.start), map.ts(view.end));
+    let mut i = polls.start.partition_point(|&s| s < lo);
+    if i > 0 && polls.end(i - 1) >= lo {
+        i -= 1;
+    }
+    let x = |ts: u64| view.x(map.axis(ts), width);
+    while i < n && polls.start[i] <= hi {
+        let (x0, x1) = (x(polls.start[i]), x(polls.end(i)));
+        if x1 - x0 >= 1.0 {
+            out.push(Mark {
+                x0,
+                x1,
+                kind: MarkKind::Poll(i as u32),
+            });
+            i += 1;
+            continue;
+        }
+        // Every poll starting in this pixel column.
+        let column = x0.max(0.0).floor();
+        let next = map.ts(view.t(column + 1.0, width));
+        let j = i + 1 + polls.start[i + 1..].partition_point(|&s| s < next);
+        let x1 = x(polls.end(j - 1)).max(column + 1.0);
+        let count = (j - i) as u32;
+        match out.last_mut() {
+            Some(Mark {
+                x1: last_x1,
+                kind: MarkKind::Dense(c),
+                ..
+            }) if *last_x1 >= column => {
+                *last_x1 = last_x1.max(x1);
+                *c += count;
+            }
+            _ if count == 1 => out.push(Mark {
+                x0: column,
+                x1,
+                kind: MarkKind::Poll(i as u32),
+            }),
+            _ => out.push(Mark {
+                x0: column,
+                x1,
+                kind: MarkKind::Dense(count),
+            }),
+        }
+        i = j;
+    }
+}
+
+/// The poll under axis time `t`, or the nearest within `tolerance` ns.
+pub fn poll_at(polls: &Polls, map: AxisMap, t: f64, tolerance: f64) -> Option<usize> {
+    let i = polls.start.partition_point(|&s| map.axis(s) <= t);
+    let distance = |k: usize| {
+        let (s, e) = (map.axis(polls.start[k]), map.axis(polls.end(k)));
+        if t < s { s - t } else { (t - e).max(0.0) }
+    };
+    [i.checked_sub(1), (i < polls.len()).then_some(i)]
+        .into_iter()
+        .flatten()
+        .map(|k| (k, distance(k)))
+        .filter(|&(_, d)| d <= tolerance)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(k, _)| k)
+}
+
+/// One x per pixel column holding at least one of `times` (sorted).
+pub fn tick_marks(times: &[u64], map: AxisMap, view: &View, width: f64, out: &mut Vec<f64>) {
+    let (lo, hi) = (map.ts(view.start), map.ts(view.end));
+    let mut i = times.partition_point(|&s| s < lo);
+    while i < times.len() && times[i] <= hi {
+        let column = view.x(map.axis(times[i]), width).floor();
+        if out.last() != Some(&column) {
+            out.push(column);
+        }
+        let next = map.ts(view.t(column + 1.0, width));
+        i += 1 + times[i + 1..].partition_point(|&s| s < next);
+    }
+}
+
+/// A step counter as (x, highest value in that pixel column), the value in
+/// force at the left edge first.
+pub fn counter_marks(points: &[(u64, u64)], map: AxisMap, view: &View, width: f64, out: &mut Vec<(f64, u64)>) {
+    let (lo, hi) = (map.ts(view.start), map.ts(view.end));
+    let first = points.partition_point(|p| p.0 < lo);
+    if let Some(&(_, v)) = first.checked_sub(1).map(|k| &points[k]) {
+        out.push((0.0, v));
+    }
+    for &(ts, v) in points[first..].iter().take_while(|p| p.0 <= hi) {
+        let column = view.x(map.axis(ts), width).floor();
+        match out.last_mut() {
+            Some((x, max)) if *x == column => *max = (*max).max(v),
+            _ => out.push((column, v)),
+        }
+    }
+}
+
+/// A span to draw: its index, row and pixels (narrow neighbours on one row
+/// merge into the first, which then stands for `count`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpanMark {
+    pub span: u32,
+    pub row: u8,
+    pub x0: f64,
+    pub x1: f64,
+    pub count: u32,
+}
+
+/// The spans in view. `longest`: the longest span's duration (so the walk
+/// starts where no earlier span can still be open).
+pub fn span_marks(track: &SpanTrack, longest: u64, map: AxisMap, view: &View, width: f64, out: &mut Vec<SpanMark>) {
+    let (lo, hi) = (map.ts(view.start), map.ts(view.end));
+    let from = track.start.partition_point(|&s| s < lo.saturating_sub(longest));
+    let mut last_on_row: Vec<Option<usize>> = vec![None; usize::from(track.rows())];
+    for i in from..track.len() {
+        let (s, e) = (track.start[i], track.end(i));
+        if s > hi {
+            break;
+        }
+        if e < lo {
+            continue;
+        }
+        let row = track.depth[i];
+        let (x0, x1) = (view.x(map.axis(s), width), view.x(map.axis(e), width));
+        let slot = &mut last_on_row[usize::from(row)];
+        if let Some(k) = *slot
+            && x1 - x0 < 1.0
+            && out[k].x1 + 1.0 >= x0
+        {
+            let m = &mut out[k];
+            m.x1 = m.x1.max(x1).max(m.x0 + 1.0);
+            m.count += 1;
+            continue;
+        }
+        *slot = Some(out.len());
+        out.push(SpanMark {
+            span: i as u32,
+            row,
+            x0,
+            x1: x1.max(x0 + 1.0),
+            count: 1,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn polls(n: u64, every: u64, dur: u64) -> Polls {
+        let mut p = Polls::default();
+        for i in 0..n {
+            p.push(1_000 + i * every, dur, 0);
+        }
+        p
+    }
+
+    const MAP: AxisMap = AxisMap {
+        file_start: 1_000,
+        offset: 0.0,
+    };
+
+    #[test]
+    fn wide_polls_are_drawn_one_by_one() {
+        let p = polls(10, 100, 50);
+        let mut out = Vec::new();
+        poll_marks(&p, MAP, &View::all(1000.0), 1000.0, &mut out);
+        assert_eq!(out.len(), 10);
+        assert_eq!(
+            out[3],
+            Mark {
+                x0: 300.0,
+                x1: 350.0,
+                kind: MarkKind::Poll(3)
+            }
+        );
+    }
+
+    #[test]
+    fn a_million_polls_fit_in_a_few_marks_per_pixel() {
+        let p = polls(1_000_000, 10, 5);
+        let mut out = Vec::new();
+        poll_marks(&p, MAP, &View::all(10_000_000.0), 1000.0, &mut out);
+        assert!(out.len() <= 2, "{} marks", out.len());
+        let counted: u32 = out
+            .iter()
+            .map(|m| match m.kind {
+                MarkKind::Dense(c) => c,
+                MarkKind::Poll(_) => 1,
+            })
+            .sum();
+        assert_eq!(counted, 1_000_000);
+        // Zoomed in on a stretch: only what is in view, one by one again.
+        let mut near = Vec::new();
+        let view = View::all(10_000_000.0).window(5_000_000.0, 5_000_200.0);
+        poll_marks(&p, MAP, &view, 1000.0, &mut near);
+        assert_eq!(near.len(), 21);
+        assert!(near.iter().all(|m| matches!(m.kind, MarkKind::Poll(_))));
+    }
+
+    #[test]
+    fn sparse_narrow_polls_stay_single_and_clickable() {
+        let p = polls(3, 300_000, 10);
+        let mut out = Vec::new();
+        poll_marks(&p, MAP, &View::all(1_000_000.0), 1000.0, &mut out);
+        assert_eq!(
+            out.iter().map(|m| m.kind).collect::<Vec<_>>(),
+            [0, 1, 2].map(MarkKind::Poll)
+        );
+        assert!(out.iter().all(|m| m.x1 - m.x0 >= 1.0));
+    }
+
+    #[test]
+    fn the_poll_under_the_pointer_or_the_nearest() {
+        let p = polls(10, 100, 50);
+        assert_eq!(poll_at(&p, MAP, 325.0, 0.0), Some(3));
+        assert_eq!(poll_at(&p, MAP, 370.0, 0.0), None);
+        assert_eq!(poll_at(&p, MAP, 370.0, 25.0), Some(3));
+        assert_eq!(poll_at(&p, MAP, 390.0, 25.0), Some(4));
+        assert_eq!(poll_at(&p, MAP, -5.0, 10.0), Some(0));
+        assert_eq!(poll_at(&Polls::default(), MAP, 5.0, 10.0), None);
+    }
+
+    #[test]
+    fn ticks_and_counters_take_one_entry_per_pixel() {
+        let times: Vec<u64> = (0..100_000).map(|i| 1_000 + i * 10).collect();
+        let mut ticks = Vec::new();
+        tick_marks(&times, MAP, &View::all(1_000_000.0), 100.0, &mut ticks);
+        assert_eq!(ticks.len(), 100);
+        let points = vec![(900, 7), (1_000, 1), (1_004, 9), (1_500, 2)];
+        let mut c = Vec::new();
+        counter_marks(&points[1..], MAP, &View::all(1000.0).window(2.0, 1000.0), 100.0, &mut c);
+        assert_eq!(c, vec![(0.0, 9), (49.0, 2)]);
+        let mut c = Vec::new();
+        counter_marks(&points, MAP, &View::all(1000.0), 100.0, &mut c);
+        assert_eq!(c, vec![(0.0, 9), (50.0, 2)]);
+    }
+}

@@ -1,0 +1,20 @@
+//! The timeline: each file's polls, parks, samples, counters and spans in
+//! compact columns (`model`), moved as bytes (`codec`), placed with other
+//! files on one axis (`scene`), navigated (`view`) and reduced to what a
+//! window of some pixels can show (`lod`), with stable colours (`palette`).
+
+mod codec;
+mod link;
+mod lod;
+mod model;
+mod palette;
+mod scene;
+mod view;
+
+pub use codec::{CodecError, decode, encode};
+pub use link::{PollLink, TimelineLink};
+pub use lod::{AxisMap, Mark, MarkKind, SpanMark, counter_marks, poll_at, poll_marks, span_marks, tick_marks};
+pub use model::{Counter, CounterKind, Durations, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC, Polls, SpanTrack};
+pub use palette::{Colour, colour};
+pub use scene::{DEFAULT_RUNTIME, Group, PollRef, Row, RowKind, Scene, group_label};
+pub use view::{NavKey, View, parse_time, ticks};

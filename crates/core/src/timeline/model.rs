@@ -1,0 +1,426 @@
+//! One file's timeline in columns: what the page draws, built in the worker
+//! from the analysis' own per-worker timelines, and moved to the page as
+//! bytes (`codec.rs`), never as per-event JSON.
+
+use crate::analysis::workers::Timelines;
+use crate::hashing::FastMap;
+use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, Spans, StrId};
+
+/// Span rows below this depth; deeper spans share the last row.
+pub const MAX_SPAN_DEPTH: u8 = 16;
+
+/// A poll duration at or above this is kept in `Polls::long` (the column holds
+/// `u32`, 4.29 s: a hung poll must keep its length).
+const DUR_SATURATED: u32 = u32::MAX;
+
+/// One file's timeline. Times are the trace's monotonic nanoseconds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileTimeline {
+    pub file: String,
+    /// First and last event (the file's own bounds).
+    pub start: u64,
+    pub end: u64,
+    /// Unix-epoch ns of `start`, from the trace's first clock anchor.
+    pub wall_start: Option<i64>,
+    /// Spawn locations and span names, referenced by index.
+    pub strings: Vec<String>,
+    /// Task ids, referenced by index…
+    pub tasks: Vec<u64>,
+    /// …and each task's spawn location (index into `strings`, or `NO_LOC`).
+    pub task_loc: Vec<u32>,
+    /// One per worker, ascending worker id.
+    pub lanes: Vec<Lane>,
+    pub counters: Vec<Counter>,
+    pub spans: SpanTrack,
+}
+
+/// One worker.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Lane {
+    pub worker: u64,
+    /// The runtime named for this worker in the segment metadata (`runtime.<name>`).
+    pub runtime: Option<String>,
+    pub polls: Polls,
+    /// (start, end) of each park: the worker was idle.
+    pub parks: Vec<(u64, u64)>,
+    pub on_cpu: Vec<u64>,
+    pub off_cpu: Vec<u64>,
+}
+
+/// Durations in 4 bytes each; the rare one that does not fit (a hung poll,
+/// a long request span) is kept beside, by index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Durations {
+    short: Vec<u32>,
+    long: Vec<(u32, u64)>,
+}
+
+impl Durations {
+    pub fn len(&self) -> usize {
+        self.short.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.short.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> u64 {
+        match self.short[i] {
+            DUR_SATURATED => self
+                .long
+                .binary_search_by_key(&(i as u32), |l| l.0)
+                .map_or(u64::from(DUR_SATURATED), |k| self.long[k].1),
+            d => u64::from(d),
+        }
+    }
+
+    pub fn push(&mut self, dur: u64) {
+        let i = self.short.len() as u32;
+        match u32::try_from(dur) {
+            Ok(d) if d != DUR_SATURATED => self.short.push(d),
+            _ => {
+                self.short.push(DUR_SATURATED);
+                self.long.push((i, dur));
+            }
+        }
+    }
+
+    pub(super) fn parts(&self) -> (&[u32], &[(u32, u64)]) {
+        (&self.short, &self.long)
+    }
+
+    /// From its parts, if they agree (`long` by index, within `short`).
+    pub(super) fn from_parts(short: Vec<u32>, long: Vec<(u32, u64)>) -> Option<Durations> {
+        let ok = long.windows(2).all(|w| w[0].0 < w[1].0) && long.last().is_none_or(|l| (l.0 as usize) < short.len());
+        ok.then_some(Durations { short, long })
+    }
+
+    fn bytes(&self) -> usize {
+        4 * self.short.len() + 16 * self.long.len()
+    }
+}
+
+/// A worker's polls, by start (a worker runs one poll at a time).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Polls {
+    pub start: Vec<u64>,
+    pub dur: Durations,
+    /// Index into `FileTimeline::tasks`.
+    pub task: Vec<u32>,
+}
+
+/// A task with no known spawn location.
+pub const NO_LOC: u32 = u32::MAX;
+
+impl Polls {
+    pub fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+
+    pub fn dur(&self, i: usize) -> u64 {
+        self.dur.get(i)
+    }
+
+    pub fn end(&self, i: usize) -> u64 {
+        self.start[i].saturating_add(self.dur(i))
+    }
+
+    pub fn push(&mut self, start: u64, dur: u64, task: u32) {
+        self.start.push(start);
+        self.dur.push(dur);
+        self.task.push(task);
+    }
+
+    /// From its columns, if they agree (same lengths, starts in order).
+    pub(super) fn from_columns(start: Vec<u64>, dur: Durations, task: Vec<u32>) -> Option<Polls> {
+        let n = start.len();
+        let sorted = start.windows(2).all(|w| w[0] <= w[1]);
+        (dur.len() == n && task.len() == n && sorted).then_some(Polls { start, dur, task })
+    }
+
+    /// Memory held, in bytes.
+    pub fn bytes(&self) -> usize {
+        8 * self.start.len() + self.dur.bytes() + 4 * self.task.len()
+    }
+}
+
+/// A counter over time (queue depth, active tasks, one worker's kernel wait).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counter {
+    pub kind: CounterKind,
+    /// (time, value), by time.
+    pub points: Vec<(u64, u64)>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CounterKind {
+    #[default]
+    GlobalQueue,
+    ActiveTasks,
+    /// The kernel's scheduling wait of one worker when it unparked, ns.
+    KernelWait {
+        worker: u64,
+    },
+}
+
+impl CounterKind {
+    pub fn label(self) -> String {
+        match self {
+            CounterKind::GlobalQueue => "global queue".into(),
+            CounterKind::ActiveTasks => "active tasks".into(),
+            CounterKind::KernelWait { worker } => format!("kernel wait · worker {worker}"),
+        }
+    }
+
+    /// Values are durations in ns (else plain counts).
+    pub fn is_duration(self) -> bool {
+        matches!(self, CounterKind::KernelWait { .. })
+    }
+}
+
+/// Spans of the file, by start, each on the row of its nesting depth.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpanTrack {
+    pub start: Vec<u64>,
+    pub dur: Durations,
+    /// Index into `FileTimeline::strings`.
+    pub name: Vec<u32>,
+    /// Row, below `MAX_SPAN_DEPTH`.
+    pub depth: Vec<u8>,
+}
+
+impl SpanTrack {
+    pub fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+
+    pub fn end(&self, i: usize) -> u64 {
+        self.start[i].saturating_add(self.dur.get(i))
+    }
+
+    /// Rows in use (deepest depth + 1).
+    pub fn rows(&self) -> u8 {
+        self.depth.iter().max().map_or(0, |d| d + 1)
+    }
+
+    fn push(&mut self, start: u64, end: u64, name: u32) {
+        self.start.push(start);
+        self.dur.push(end.saturating_sub(start));
+        self.name.push(name);
+    }
+
+    /// Rows of spans given by start: each span goes on the first row whose
+    /// last span has ended (greedy, over at most `MAX_SPAN_DEPTH` rows; no
+    /// recursion), so nested spans stack and unrelated ones share rows.
+    fn assign_depths(&mut self) {
+        let mut row_end: Vec<u64> = Vec::new();
+        self.depth = (0..self.len())
+            .map(|i| {
+                let (s, e) = (self.start[i], self.end(i));
+                let row = match row_end.iter().position(|&end| end <= s) {
+                    Some(r) => r,
+                    None if row_end.len() < usize::from(MAX_SPAN_DEPTH) => {
+                        row_end.push(0);
+                        row_end.len() - 1
+                    }
+                    None => usize::from(MAX_SPAN_DEPTH) - 1,
+                };
+                row_end[row] = row_end[row].max(e);
+                row as u8
+            })
+            .collect();
+    }
+}
+
+/// Interns a trace's strings into the timeline's own table.
+struct Names<'a> {
+    trace: &'a ParsedTrace,
+    ids: FastMap<StrId, u32>,
+    list: Vec<String>,
+}
+
+impl Names<'_> {
+    fn get(&mut self, id: Option<StrId>) -> u32 {
+        let Some(id) = id else { return NO_LOC };
+        *self.ids.entry(id).or_insert_with(|| {
+            self.list.push(self.trace.strings.get(id).to_string());
+            (self.list.len() - 1) as u32
+        })
+    }
+}
+
+/// The runtime each worker belongs to, from `runtime.<name>` = "2,3" metadata.
+fn runtimes(trace: &ParsedTrace) -> FastMap<u64, String> {
+    let mut out = FastMap::default();
+    for (k, v) in &trace.metadata {
+        if let Some(name) = k.strip_prefix("runtime.") {
+            for w in v.split(',').filter_map(|x| x.trim().parse().ok()) {
+                out.insert(w, name.to_string());
+            }
+        }
+    }
+    out
+}
+
+impl FileTimeline {
+    /// Built from the analysis' timelines, spans and series of one trace.
+    pub fn build(
+        file: &str,
+        trace: &ParsedTrace,
+        tl: &Timelines,
+        spans: &Spans,
+        global_queue: &[(u64, u64)],
+        active_tasks: &[(u64, u64)],
+    ) -> FileTimeline {
+        let (start, end) = trace.bounds.unwrap_or((0, 0));
+        let wall_start = trace
+            .clock_anchors
+            .first()
+            .map(|&(mono, wall)| wall.saturating_add(start as i64 - mono as i64));
+        let mut names = Names {
+            trace,
+            ids: FastMap::default(),
+            list: Vec::new(),
+        };
+        let mut task_ids: FastMap<u64, u32> = FastMap::default();
+        let (mut tasks, mut task_loc) = (Vec::new(), Vec::new());
+        let runtimes = runtimes(trace);
+        let mut lanes: Vec<Lane> = tl
+            .workers
+            .iter()
+            .map(|(&w, wt)| {
+                let mut polls = Polls::default();
+                for p in &wt.polls {
+                    let task = *task_ids.entry(p.task_id).or_insert_with(|| {
+                        tasks.push(p.task_id);
+                        task_loc.push(names.get(p.spawn_loc));
+                        (tasks.len() - 1) as u32
+                    });
+                    polls.push(p.start, p.end.saturating_sub(p.start), task);
+                }
+                Lane {
+                    worker: w,
+                    runtime: runtimes.get(&w).cloned(),
+                    polls,
+                    parks: wt.parks.iter().map(|p| (p.start, p.end)).collect(),
+                    ..Lane::default()
+                }
+            })
+            .collect();
+        for s in &trace.samples {
+            if let Ok(i) = lanes.binary_search_by_key(&s.worker, |l| l.worker) {
+                let lane = &mut lanes[i];
+                if s.source == SOURCE_OFF_CPU {
+                    &mut lane.off_cpu
+                } else {
+                    &mut lane.on_cpu
+                }
+                .push(s.ts);
+            }
+        }
+        for lane in &mut lanes {
+            lane.on_cpu.sort_unstable();
+            lane.off_cpu.sort_unstable();
+        }
+        let mut counters = vec![
+            Counter {
+                kind: CounterKind::GlobalQueue,
+                points: global_queue.to_vec(),
+            },
+            Counter {
+                kind: CounterKind::ActiveTasks,
+                points: active_tasks.to_vec(),
+            },
+        ];
+        for (&w, wt) in &tl.workers {
+            let mut points: Vec<(u64, u64)> = wt.parks.iter().filter_map(|p| Some((p.end, p.sched_wait?))).collect();
+            points.sort_by_key(|p| p.0);
+            counters.push(Counter {
+                kind: CounterKind::KernelWait { worker: w },
+                points,
+            });
+        }
+        counters.retain(|c| !c.points.is_empty());
+        let mut track = SpanTrack::default();
+        for s in &spans.spans {
+            track.push(s.start, s.end, names.get(Some(s.name)));
+        }
+        track.assign_depths();
+        FileTimeline {
+            file: file.to_string(),
+            start,
+            end: end.max(start),
+            wall_start,
+            strings: names.list,
+            tasks,
+            task_loc,
+            lanes,
+            counters,
+            spans: track,
+        }
+    }
+
+    pub fn loc(&self, index: u32) -> Option<&str> {
+        self.strings.get(index as usize).map(String::as_str)
+    }
+
+    /// The spawn location of task index `task`.
+    pub fn task_loc(&self, task: u32) -> Option<&str> {
+        self.task_loc.get(task as usize).and_then(|&l| self.loc(l))
+    }
+
+    pub fn poll_count(&self) -> usize {
+        self.lanes.iter().map(|l| l.polls.len()).sum()
+    }
+
+    /// Bytes held in memory by the columns (the page's per-poll budget).
+    pub fn bytes(&self) -> usize {
+        let lanes: usize = self
+            .lanes
+            .iter()
+            .map(|l| l.polls.bytes() + 16 * l.parks.len() + 8 * (l.on_cpu.len() + l.off_cpu.len()))
+            .sum();
+        let counters: usize = self.counters.iter().map(|c| 16 * c.points.len()).sum();
+        let spans = 8 * self.spans.len() + self.spans.dur.bytes() + 5 * self.spans.len();
+        lanes + counters + spans + self.tasks.len() * 12
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_durations_keep_their_length() {
+        let mut p = Polls::default();
+        p.push(10, 5, 0);
+        p.push(20, 10_000_000_000, 0);
+        p.push(30, u64::from(u32::MAX), 0);
+        assert_eq!((p.dur(0), p.dur(1), p.dur(2)), (5, 10_000_000_000, u64::from(u32::MAX)));
+        assert_eq!(p.end(1), 10_000_000_020);
+    }
+
+    #[test]
+    fn spans_nest_by_an_explicit_stack() {
+        let mut t = SpanTrack::default();
+        for (s, e) in [(0, 10), (1, 8), (2, 3), (5, 6), (20, 30)] {
+            t.push(s, e, 0);
+        }
+        t.assign_depths();
+        assert_eq!(t.depth, vec![0, 1, 2, 2, 0]);
+        // A chain nested deeper than the rows shares the last one.
+        let n = 100_000u64;
+        let mut deep = SpanTrack::default();
+        (0..n).for_each(|i| deep.push(i, 2 * n - i, 0));
+        deep.assign_depths();
+        assert_eq!(deep.rows(), MAX_SPAN_DEPTH);
+    }
+}

@@ -1,0 +1,61 @@
+//! Stable colours for spawn locations and span names: the same text gets the
+//! same colour in every file, selection and session (a hash of the text, not
+//! the order things were seen in).
+
+/// Hues far enough apart to tell neighbours apart on a lane.
+const HUES: [u16; 12] = [210, 28, 135, 350, 265, 50, 185, 305, 95, 0, 235, 160];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Colour {
+    pub hue: u16,
+    pub saturation: u8,
+    pub lightness: u8,
+}
+
+impl Colour {
+    pub fn css(&self) -> String {
+        format!("hsl({} {}% {}%)", self.hue, self.saturation, self.lightness)
+    }
+}
+
+/// FNV-1a: tiny, stable across platforms and releases (unlike `Hash`).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The colour of a spawn location or span name; `None` (unknown) is grey.
+pub fn colour(text: Option<&str>) -> Colour {
+    match text {
+        None => Colour {
+            hue: 0,
+            saturation: 0,
+            lightness: 60,
+        },
+        Some(t) => {
+            let h = fnv1a(t);
+            Colour {
+                hue: HUES[(h % HUES.len() as u64) as usize],
+                saturation: 65,
+                lightness: [48, 60][((h >> 32) & 1) as usize],
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_depend_on_the_text_only() {
+        let a = colour(Some("examples/metrics-service/src/main.rs:334:14"));
+        assert_eq!(a, colour(Some("examples/metrics-service/src/main.rs:334:14")));
+        assert_eq!(a.css(), format!("hsl({} 65% {}%)", a.hue, a.lightness));
+        assert_eq!(colour(None).saturation, 0);
+        let distinct: std::collections::HashSet<_> =
+            (0..40).map(|i| colour(Some(&format!("src/lib.rs:{i}:1")))).collect();
+        assert!(distinct.len() >= 10, "{} colours for 40 locations", distinct.len());
+    }
+}

@@ -1,0 +1,236 @@
+//! The timeline of real traces: what the worker builds, what travels as
+//! bytes, and how files sit on one axis.
+
+mod common;
+
+use d9lens_core::analysis::{Options, analyze_file};
+use d9lens_core::timeline::{self, FileTimeline, MarkKind, RowKind, Scene, View};
+
+fn timeline_of(rel: &str) -> (FileTimeline, d9lens_core::analysis::Partial) {
+    let opts = Options {
+        timeline: true,
+        ..Options::default()
+    };
+    let name = rel.rsplit('/').next().unwrap();
+    let outcome = analyze_file(name, &common::read(rel), &opts);
+    assert!(outcome.error.is_none());
+    (outcome.timeline.expect("asked for"), outcome.partial)
+}
+
+#[test]
+fn the_demo_trace_has_four_workers_in_two_runtimes_and_every_poll() {
+    let (t, _) = timeline_of("demo-trace.bin");
+    let report = common::analyze(&["demo-trace.bin"], &Options::default(), None);
+    assert_eq!(t.lanes.iter().map(|l| l.worker).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    let runtimes: Vec<_> = t.lanes.iter().map(|l| l.runtime.as_deref()).collect();
+    assert_eq!(runtimes, [None, None, Some("io"), Some("io")]);
+    let polls: u64 = report.workers.iter().map(|w| w.poll_count).sum();
+    assert_eq!(t.poll_count() as u64, polls);
+    assert_eq!(t.start, report.summary.min_ts.unwrap());
+    assert!(t.wall_start.is_some());
+    let samples: usize = t.lanes.iter().map(|l| l.on_cpu.len() + l.off_cpu.len()).sum();
+    assert!(samples > 0 && samples as u64 <= report.summary.cpu_sample_count);
+    assert!(!t.spans.is_empty() && t.counters.len() >= 2);
+    // Polls take 16 bytes each; spans, parks, samples and counters the rest.
+    println!(
+        "{} bytes for {} polls and {} spans",
+        t.bytes(),
+        t.poll_count(),
+        t.spans.len()
+    );
+    assert!(t.bytes() <= 32 * t.poll_count());
+}
+
+#[test]
+fn bytes_round_trip_and_a_damaged_buffer_is_an_error() {
+    let (t, _) = timeline_of("demo-trace.bin");
+    let bytes = timeline::encode(&t);
+    assert_eq!(timeline::decode(&bytes).unwrap(), t);
+    for cut in [0, 3, 5, 100, bytes.len() / 2, bytes.len() - 1] {
+        assert!(timeline::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(timeline::decode(&longer).is_err());
+    // Any byte flipped: an error or a timeline, never a panic.
+    for at in (0..bytes.len()).step_by(bytes.len() / 997 + 1) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0xa5;
+        let _ = timeline::decode(&bad);
+    }
+}
+
+#[test]
+fn the_worst_poll_is_found_and_focused() {
+    let (t, partial) = timeline_of("demo-trace.bin");
+    let worst = &partial.long_polls[0];
+    let scene = Scene::new(vec![t]);
+    let p = scene
+        .find_poll("demo-trace.bin", worst.worker, worst.start)
+        .expect("the long poll");
+    let (s, e) = scene.poll_span(p);
+    assert_eq!((e - s) as u64, worst.dur);
+    let view = scene.focus(s, e);
+    assert!(view.start <= s && view.end >= e && view.span() <= 4.0 * (e - s));
+    // Drawn as one slice in that view.
+    let lane = &scene.files[p.file].lanes[p.lane];
+    let mut marks = Vec::new();
+    timeline::poll_marks(&lane.polls, scene.maps[p.file], &view, 1000.0, &mut marks);
+    assert!(
+        marks
+            .iter()
+            .any(|m| m.kind == MarkKind::Poll(p.poll as u32) && m.x1 - m.x0 > 100.0)
+    );
+}
+
+#[test]
+fn the_whole_demo_trace_draws_in_bounded_marks() {
+    let (t, _) = timeline_of("demo-trace.bin");
+    let scene = Scene::new(vec![t]);
+    let width = 1200.0;
+    for lane in &scene.files[0].lanes {
+        let mut marks = Vec::new();
+        timeline::poll_marks(&lane.polls, scene.maps[0], &scene.view(), width, &mut marks);
+        assert!(marks.len() <= 2 * width as usize, "{} marks", marks.len());
+    }
+    let workers: Vec<_> = scene
+        .rows
+        .iter()
+        .filter_map(|r| match &r.kind {
+            RowKind::Worker { runtime, worker, .. } => Some((runtime.as_str(), *worker)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(workers, [("io", 2), ("io", 3), ("default", 0), ("default", 1)]);
+    let _ = View::all(scene.total);
+}
+
+#[test]
+fn rotated_segments_share_their_rows_and_sit_apart_in_time() {
+    let files: Vec<FileTimeline> = (0..4)
+        .map(|i| timeline_of(&format!("rotation/trace.{i}.bin")).0)
+        .collect();
+    let scene = Scene::new(files);
+    assert_eq!(scene.groups.len(), 4, "local files are their own groups");
+    let offsets: Vec<f64> = scene.maps.iter().map(|m| m.offset).collect();
+    assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{offsets:?}");
+    assert!(scene.wall_origin.is_some());
+}
+
+#[test]
+fn inspecting_the_worst_poll_gives_its_task_and_diagnosis_and_a_window_equals_zoom() {
+    use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery, inspect};
+    use d9lens_core::analysis::zoom;
+    let bytes = common::read("demo-trace.bin");
+    let raw = d9lens_core::container::raw_trace(&bytes, usize::MAX).unwrap();
+    let (trace, failure) = d9lens_core::trace::parse_trace(&raw);
+    assert!(failure.is_none());
+    let (_, partial) = timeline_of("demo-trace.bin");
+    let worst = &partial.long_polls[0];
+    let InspectAnswer::Poll(p) = inspect(
+        &trace,
+        &InspectQuery::Poll {
+            worker: worst.worker,
+            start: worst.start,
+        },
+    ) else {
+        panic!("the worst poll is found")
+    };
+    assert_eq!((p.task_id, p.worker, p.dur_ns), (9, 1, worst.dur));
+    assert!(
+        p.spawn_loc
+            .as_deref()
+            .unwrap()
+            .ends_with("examples/metrics-service/src/main.rs:334:14")
+    );
+    let d = p.diagnosis.as_ref().expect("diagnose's verdict on it");
+    assert_eq!((d.task_id, d.start_ns, d.dur_ns), (9, worst.start, worst.dur));
+    assert!(p.history.polls.iter().filter(|q| q.this).count() == 1 && p.history.poll_count >= 1);
+    assert_eq!(
+        inspect(
+            &trace,
+            &InspectQuery::Poll {
+                worker: worst.worker,
+                start: worst.start + 1
+            }
+        ),
+        InspectAnswer::NotFound
+    );
+    let min = trace.bounds.unwrap().0;
+    let (start, end) = (min + 1_000_000, min + 41_000_000);
+    let InspectAnswer::Window(z) = inspect(&trace, &InspectQuery::Window { start, end }) else {
+        panic!("a window")
+    };
+    assert_eq!(*z, zoom::zoom(&trace, 21.0, 20.0, None));
+    assert!(z.polls.iter().any(|q| q.dur_ns == worst.dur));
+}
+
+/// A trace whose spawn location and span name are markup: the e2e tests
+/// drop it (`tests/fixtures/hostile-names.bin`) and expect to read them as text.
+fn hostile_names_trace() -> Vec<u8> {
+    use dial9_trace_format::types::FieldType::{String as Str, Varint as V};
+    use dial9_trace_format::types::FieldValue::{String as S, Varint};
+    let [enter, exit, close] = common::SPAN_SCHEMAS;
+    let schemas = [
+        (
+            "PollStartEvent",
+            &[("worker_id", V), ("task_id", V), ("spawn_loc", Str)][..],
+        ),
+        ("PollEndEvent", &[("worker_id", V)][..]),
+        enter,
+        exit,
+        close,
+    ];
+    let loc = || S("<img src=x onerror=\"window.__pwned=1\">src/main.rs:1:1".into());
+    let mut events = Vec::new();
+    for (i, dur) in [(0u64, 20_000u64), (1, 12_000_000), (2, 30_000)] {
+        let at = 1_000_000 + i * 20_000_000;
+        events.push((at, 0, vec![Varint(0), Varint(1), loc()]));
+        events.push((at + dur, 1, vec![Varint(0)]));
+    }
+    let name = S("<script>window.__pwned=2</script><b>span</b>".into());
+    events.push((21_000_000, 2, vec![Varint(1), name, Varint(1)]));
+    events.push((32_000_000, 3, vec![Varint(1)]));
+    events.push((32_000_001, 4, vec![Varint(1)]));
+    common::encode_trace(&schemas, events)
+}
+
+#[test]
+fn the_hostile_names_fixture_is_what_its_generator_writes() {
+    let path = common::fixtures().join("hostile-names.bin");
+    let bytes = hostile_names_trace();
+    if std::env::var_os("D9LENS_WRITE_FIXTURES").is_some() {
+        std::fs::write(&path, &bytes).unwrap();
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "regenerate with D9LENS_WRITE_FIXTURES=1"
+    );
+    let (t, partial) = timeline_of("hostile-names.bin");
+    assert_eq!(t.poll_count(), 3);
+    assert!(t.strings.iter().any(|s| s.starts_with("<img")));
+    assert_eq!(partial.long_polls.len(), 1);
+}
+
+#[test]
+fn the_verdict_is_the_worst_findings_severity() {
+    use d9lens_core::report::Health;
+    let opts = Options::default();
+    assert_eq!(
+        common::analyze(&["demo-trace.bin"], &opts, None).health(),
+        Health::NeedsAttention
+    );
+    assert_eq!(
+        common::analyze(&["blocking.bin"], &opts, None).health(),
+        Health::Critical
+    );
+    let quiet = common::analyze(&["rotation/trace.4.bin"], &opts, None);
+    assert!(
+        quiet
+            .red_flags
+            .iter()
+            .all(|f| f.severity == d9lens_core::report::Severity::Info)
+    );
+    assert_eq!(quiet.health(), Health::Healthy);
+}

@@ -1,0 +1,358 @@
+//! Painting the timeline on a 2D canvas: what to draw comes from the core
+//! (`timeline::poll_marks` and friends, a bounded number of marks per lane
+//! whatever the zoom); this only turns marks into rectangles, batched by colour.
+
+use d9lens_core::fmt::fmt_dur;
+use d9lens_core::timeline::{
+    self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, SpanMark, View, counter_marks, poll_marks, span_marks,
+    tick_marks,
+};
+use web_sys::CanvasRenderingContext2d as Ctx;
+
+/// The time axis above the rows, CSS pixels.
+pub const AXIS_H: f64 = 22.0;
+
+/// Colours that follow the page's light or dark theme.
+pub struct Theme {
+    pub muted: &'static str,
+    pub grid: &'static str,
+    pub lane: &'static str,
+    pub lane_alt: &'static str,
+    pub header: &'static str,
+    pub dense: &'static str,
+    pub park: &'static str,
+    pub on_cpu: &'static str,
+    pub off_cpu: &'static str,
+    pub counter: &'static str,
+    pub select: &'static str,
+    pub brush: &'static str,
+}
+
+pub fn theme() -> Theme {
+    let dark = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    if dark {
+        Theme {
+            muted: "#98a3b3",
+            grid: "rgba(255,255,255,0.08)",
+            lane: "#1a1f27",
+            lane_alt: "#1e242d",
+            header: "#222832",
+            dense: "#8a94a6",
+            park: "rgba(255,255,255,0.18)",
+            on_cpu: "#4cc38a",
+            off_cpu: "#ff7b72",
+            counter: "#6ea0ff",
+            select: "#ffffff",
+            brush: "rgba(110,160,255,0.18)",
+        }
+    } else {
+        Theme {
+            muted: "#5f6b7d",
+            grid: "rgba(0,0,0,0.07)",
+            lane: "#ffffff",
+            lane_alt: "#f7f8fa",
+            header: "#f0f2f5",
+            dense: "#4a5568",
+            park: "rgba(0,0,0,0.14)",
+            on_cpu: "#1c7c4a",
+            off_cpu: "#c0312b",
+            counter: "#2f6fe4",
+            select: "#111111",
+            brush: "rgba(47,111,228,0.14)",
+        }
+    }
+}
+
+/// What a frame shows besides the scene.
+pub struct Overlay {
+    pub selected: Option<PollRef>,
+    /// A brushed window, axis ns.
+    pub brush: Option<(f64, f64)>,
+}
+
+/// Reused between frames: no allocation per frame once warm.
+#[derive(Default)]
+pub struct Scratch {
+    marks: Vec<Mark>,
+    rects: Vec<(Colour, f64, f64)>,
+    ticks: Vec<f64>,
+    points: Vec<(f64, u64)>,
+    spans: Vec<SpanMark>,
+}
+
+pub fn frame(ctx: &Ctx, scene: &Scene, view: &View, width: f64, overlay: &Overlay, th: &Theme, s: &mut Scratch) {
+    let height = AXIS_H + scene.height;
+    ctx.set_fill_style_str(th.lane);
+    ctx.fill_rect(0.0, 0.0, width, height);
+    axis(ctx, view, width, height, th);
+    for (i, row) in scene.rows.iter().enumerate() {
+        let y = AXIS_H + row.y;
+        match &row.kind {
+            RowKind::Header { group } => {
+                ctx.set_fill_style_str(th.header);
+                ctx.fill_rect(0.0, y, width, row.h);
+                ctx.set_fill_style_str(th.muted);
+                ctx.set_font("600 11px system-ui, sans-serif");
+                let _ = ctx.fill_text(&scene.groups[*group].label, 6.0, y + 14.0);
+            }
+            RowKind::Worker { group, worker, .. } => {
+                if i % 2 == 0 {
+                    ctx.set_fill_style_str(th.lane_alt);
+                    ctx.fill_rect(0.0, y, width, row.h);
+                }
+                worker_row(ctx, scene, *group, *worker, row, y, view, width, th, s);
+            }
+            RowKind::Counter { group, kind } => {
+                counter_row(ctx, scene, *group, *kind, row, y, view, width, th, s);
+            }
+            RowKind::Spans { group, depth } => span_row(ctx, scene, *group, *depth, row, y, view, width, s),
+        }
+    }
+    if let Some(p) = overlay.selected {
+        selection(ctx, scene, p, view, width, th);
+    }
+    if let Some((a, b)) = overlay.brush {
+        let (x0, x1) = (view.x(a, width), view.x(b, width));
+        ctx.set_fill_style_str(th.brush);
+        ctx.fill_rect(x0, AXIS_H, (x1 - x0).max(1.0), scene.height);
+    }
+}
+
+fn axis(ctx: &Ctx, view: &View, width: f64, height: f64, th: &Theme) {
+    let target = (width / 110.0).max(2.0) as usize;
+    let (_, ticks) = timeline::ticks(view, target);
+    ctx.set_font("11px system-ui, sans-serif");
+    for t in ticks {
+        let x = view.x(t, width).round() + 0.5;
+        ctx.set_fill_style_str(th.grid);
+        ctx.fill_rect(x, AXIS_H, 1.0, height - AXIS_H);
+        ctx.set_fill_style_str(th.muted);
+        let _ = ctx.fill_text(&fmt_dur(t), x + 3.0, 15.0);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn worker_row(
+    ctx: &Ctx,
+    scene: &Scene,
+    group: usize,
+    worker: u64,
+    row: &Row,
+    y: f64,
+    view: &View,
+    width: f64,
+    th: &Theme,
+    s: &mut Scratch,
+) {
+    let (top, h) = (y + 3.0, row.h - 6.0);
+    s.rects.clear();
+    let mut dense: Vec<(f64, f64, u32)> = Vec::new();
+    for (f, l) in scene.lanes_of(group, worker) {
+        let lane = &scene.files[f].lanes[l];
+        let map = scene.maps[f];
+        // Parks: a thin line through the middle (the worker slept).
+        ctx.set_fill_style_str(th.park);
+        let (lo, hi) = (map.ts(view.start), map.ts(view.end));
+        let first = lane.parks.partition_point(|p| p.1 < lo);
+        let mut last_x = f64::NEG_INFINITY;
+        for &(ps, pe) in lane.parks[first..].iter().take_while(|p| p.0 <= hi) {
+            let (x0, x1) = (view.x(map.axis(ps), width), view.x(map.axis(pe), width));
+            if x1 - last_x >= 1.0 {
+                ctx.fill_rect(x0, y + row.h / 2.0 - 0.5, (x1 - x0).max(1.0), 1.0);
+                last_x = x1;
+            }
+        }
+        s.marks.clear();
+        poll_marks(&lane.polls, map, view, width, &mut s.marks);
+        for m in &s.marks {
+            match m.kind {
+                MarkKind::Poll(i) => {
+                    let task = lane.polls.task[i as usize] as usize;
+                    s.rects.push((scene.task_colour[f][task], m.x0, m.x1));
+                }
+                MarkKind::Dense(c) => dense.push((m.x0, m.x1, c)),
+            }
+        }
+        for (times, colour, at) in [
+            (&lane.on_cpu, th.on_cpu, y),
+            (&lane.off_cpu, th.off_cpu, y + row.h - 3.0),
+        ] {
+            s.ticks.clear();
+            tick_marks(times, map, view, width, &mut s.ticks);
+            ctx.set_fill_style_str(colour);
+            for &x in &s.ticks {
+                ctx.fill_rect(x, at, 1.0, 3.0);
+            }
+        }
+    }
+    fill_by_colour(ctx, &mut s.rects, top, h);
+    ctx.set_fill_style_str(th.dense);
+    for (x0, x1, count) in dense {
+        // Denser runs are darker: a few polls per pixel read lighter.
+        ctx.set_global_alpha((0.35 + 0.15 * f64::from(count).log2()).min(0.9));
+        ctx.fill_rect(x0, top, x1 - x0, h);
+    }
+    ctx.set_global_alpha(1.0);
+}
+
+/// Fills rectangles one path per colour (a colour change costs more than a rectangle).
+fn fill_by_colour(ctx: &Ctx, rects: &mut [(Colour, f64, f64)], top: f64, h: f64) {
+    rects.sort_unstable_by_key(|r| (r.0.hue, r.0.saturation, r.0.lightness));
+    let mut i = 0;
+    while i < rects.len() {
+        let colour = rects[i].0;
+        ctx.set_fill_style_str(&colour.css());
+        ctx.begin_path();
+        while i < rects.len() && rects[i].0 == colour {
+            let (_, x0, x1) = rects[i];
+            ctx.rect(x0, top, (x1 - x0).max(1.0), h);
+            i += 1;
+        }
+        ctx.fill();
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn counter_row(
+    ctx: &Ctx,
+    scene: &Scene,
+    group: usize,
+    kind: timeline::CounterKind,
+    row: &Row,
+    y: f64,
+    view: &View,
+    width: f64,
+    th: &Theme,
+    s: &mut Scratch,
+) {
+    ctx.set_fill_style_str(th.grid);
+    ctx.fill_rect(0.0, y + row.h - 1.0, width, 1.0);
+    let counters: Vec<(usize, &timeline::Counter)> = scene.groups[group]
+        .files
+        .iter()
+        .flat_map(|&f| {
+            scene.files[f]
+                .counters
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(move |c| (f, c))
+        })
+        .collect();
+    let max = counters
+        .iter()
+        .flat_map(|(_, c)| c.points.iter().map(|p| p.1))
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let (base, h) = (y + row.h - 2.0, row.h - 6.0);
+    ctx.set_fill_style_str(th.counter);
+    ctx.set_global_alpha(0.55);
+    for (f, c) in counters {
+        s.points.clear();
+        counter_marks(&c.points, scene.maps[f], view, width, &mut s.points);
+        let end = view.x(scene.maps[f].axis(scene.files[f].end), width).min(width);
+        for (k, &(x, v)) in s.points.iter().enumerate() {
+            let next = s.points.get(k + 1).map_or(end, |p| p.0);
+            let bar = v as f64 / max * h;
+            ctx.fill_rect(x, base - bar, (next - x).max(1.0), bar);
+        }
+    }
+    ctx.set_global_alpha(1.0);
+    ctx.set_fill_style_str(th.muted);
+    ctx.set_font("10px system-ui, sans-serif");
+    let peak = if kind.is_duration() {
+        fmt_dur(max)
+    } else {
+        format!("{max}")
+    };
+    let _ = ctx.fill_text(&format!("max {peak}"), width - 70.0, y + 11.0);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn span_row(
+    ctx: &Ctx,
+    scene: &Scene,
+    group: usize,
+    depth: u8,
+    row: &Row,
+    y: f64,
+    view: &View,
+    width: f64,
+    s: &mut Scratch,
+) {
+    ctx.set_font("10px system-ui, sans-serif");
+    for &f in &scene.groups[group].files {
+        let file = &scene.files[f];
+        s.spans.clear();
+        span_marks(
+            &file.spans,
+            scene.longest_span[f],
+            scene.maps[f],
+            view,
+            width,
+            &mut s.spans,
+        );
+        s.rects.clear();
+        for m in s.spans.iter().filter(|m| m.row == depth) {
+            let name = file.spans.name[m.span as usize] as usize;
+            s.rects.push((scene.string_colour[f][name], m.x0, m.x1));
+        }
+        fill_by_colour(ctx, &mut s.rects, y + 1.0, row.h - 2.0);
+        ctx.set_fill_style_str("#fff");
+        for m in s
+            .spans
+            .iter()
+            .filter(|m| m.row == depth && m.x1 - m.x0 > 40.0 && m.count == 1)
+        {
+            let name = file.spans.name[m.span as usize] as usize;
+            let x = m.x0.max(0.0) + 2.0;
+            let _ =
+                ctx.fill_text_with_max_width(&file.strings[name], x, y + 10.5, (m.x1.min(width) - x - 2.0).max(0.0));
+        }
+    }
+}
+
+fn selection(ctx: &Ctx, scene: &Scene, p: PollRef, view: &View, width: f64, th: &Theme) {
+    let Some(row) = scene.rows.iter().find(|r| {
+        matches!(&r.kind, RowKind::Worker { group, worker, .. }
+            if scene.groups[*group].files.contains(&p.file) && *worker == scene.files[p.file].lanes[p.lane].worker)
+    }) else {
+        return;
+    };
+    let (a, b) = scene.poll_span(p);
+    let (x0, x1) = (view.x(a, width), view.x(b, width).max(view.x(a, width) + 1.0));
+    ctx.set_stroke_style_str(th.select);
+    ctx.set_line_width(2.0);
+    ctx.stroke_rect(x0 - 1.0, AXIS_H + row.y + 1.0, x1 - x0 + 2.0, row.h - 2.0);
+}
+
+/// The overview strip: every lane's polls at full extent, and the window in view.
+pub fn overview(ctx: &Ctx, scene: &Scene, view: &View, width: f64, height: f64, th: &Theme, s: &mut Scratch) {
+    ctx.set_fill_style_str(th.header);
+    ctx.fill_rect(0.0, 0.0, width, height);
+    let all = scene.view();
+    let lanes: Vec<(usize, usize)> = scene
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(f, file)| (0..file.lanes.len()).map(move |l| (f, l)))
+        .collect();
+    let h = (height / lanes.len().max(1) as f64).max(1.0);
+    ctx.set_fill_style_str(th.dense);
+    for (k, &(f, l)) in lanes.iter().enumerate() {
+        s.marks.clear();
+        poll_marks(&scene.files[f].lanes[l].polls, scene.maps[f], &all, width, &mut s.marks);
+        let y = (k as f64 * h).min(height - 1.0);
+        for m in &s.marks {
+            ctx.fill_rect(m.x0, y, (m.x1 - m.x0).max(1.0), h);
+        }
+    }
+    let (x0, x1) = (all.x(view.start, width), all.x(view.end, width));
+    ctx.set_fill_style_str(th.brush);
+    ctx.fill_rect(x0, 0.0, (x1 - x0).max(2.0), height);
+    ctx.set_stroke_style_str(th.counter);
+    ctx.set_line_width(1.0);
+    ctx.stroke_rect(x0 + 0.5, 0.5, (x1 - x0).max(2.0) - 1.0, height - 1.0);
+}

@@ -1,0 +1,188 @@
+// End-to-end: the timeline of the built page in headless Chromium — lanes
+// of the demo trace, "show on timeline" from findings and long polls, the
+// poll detail, links that reopen the same moment, the brushed window against
+// `d9lens zoom`, keyboard navigation, and trace strings that are markup.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { REPORT_TIMEOUT, assertClean, fixtures, openPage as open, out, root, startBrowser } from './browser.mjs';
+
+let browser;
+
+before(async () => {
+  browser = await startBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+const openPage = (url = browser.baseUrl) => open(browser.context, url);
+
+/** `d9lens zoom FILE CENTER_MS HALF_MS --json`, by the CLI the tests built. */
+function cliZoom(file, centerMs, halfMs) {
+  const bin = path.join(root, 'target/debug/d9lens');
+  const json = execFileSync(bin, ['zoom', path.join(fixtures, file), String(centerMs), String(halfMs), '--json']);
+  return JSON.parse(json);
+}
+
+async function openDemo() {
+  const opened = await openPage();
+  await opened.page.click('[data-testid=open-demo]');
+  await opened.page.locator('[data-testid=timeline]').waitFor({ timeout: REPORT_TIMEOUT });
+  return opened;
+}
+
+const windowOf = async (page) => {
+  const t = page.locator('[data-testid=timeline]');
+  return [Number(await t.getAttribute('data-window-start')), Number(await t.getAttribute('data-window-end'))];
+};
+
+test('the demo trace shows 4 worker lanes in 2 runtimes', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openDemo();
+  const lanes = page.locator('[data-testid=timeline-lane]');
+  assert.equal(await lanes.count(), 4);
+  const workers = await lanes.evaluateAll((ls) => ls.map((l) => [l.dataset.runtime, l.dataset.worker]));
+  assert.deepEqual(workers, [['io', '2'], ['io', '3'], ['default', '0'], ['default', '1']]);
+  assert.equal(new Set(workers.map((w) => w[0])).size, 2);
+  // Something was drawn: the canvas is not one flat colour.
+  const colours = await page.locator('.tl-canvas').evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 4 * 97) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return seen.size;
+  });
+  assert.ok(colours > 5, `${colours} colours on the canvas`);
+  await page.locator('[data-testid=timeline]').screenshot({ path: path.join(out, 'timeline-demo.png') });
+  // The report's head and its timeline, as the README shows them.
+  await page.evaluate(() => document.querySelector('[data-testid=overview]').scrollIntoView());
+  await page.screenshot({ path: path.join(out, 'report-head.png') });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('the long-poll flag shows its poll, and the link reopens it', { timeout: 240_000 }, async () => {
+  const { page, problems } = await openDemo();
+  await page.locator('[data-testid=section-red-flags] [data-testid=show-on-timeline]').first().click();
+  const detail = page.locator('[data-testid=poll-detail]');
+  await detail.waitFor();
+  assert.equal(await detail.getAttribute('data-task'), '9');
+  assert.equal(await detail.getAttribute('data-worker'), '1');
+  assert.match(await detail.innerText(), /Poll of 32\.33ms · task 9 · worker 1/);
+  assert.match(await page.locator('[data-testid=poll-detail-loc]').innerText(), /examples\/metrics-service\/src\/main\.rs:334:14$/);
+  await page.locator('[data-testid=poll-diagnosis]').waitFor({ timeout: 60_000 });
+  assert.match(await page.locator('[data-testid=task-history]').innerText(), /polled \d+ time\(s\)/);
+  // Zoomed to the poll: its 32.33 ms take a good part of the window.
+  const [a, b] = await windowOf(page);
+  assert.ok(b - a < 4 * 32_334_125 && b - a > 32_334_125, `window ${a}–${b}`);
+  const url = page.url();
+  assert.match(url, /#demo&tv=\d+-\d+&tp=1~\d+~demo-trace\.bin/);
+  await page.locator('[data-testid=timeline]').screenshot({ path: path.join(out, 'timeline-long-poll.png') });
+  await assertClean(page, problems);
+  await page.close();
+
+  // The same link, opened anew, shows the same moment.
+  const again = await openPage(url);
+  const detail2 = again.page.locator('[data-testid=poll-detail]');
+  await detail2.waitFor({ timeout: REPORT_TIMEOUT });
+  assert.equal(await detail2.getAttribute('data-task'), '9');
+  assert.deepEqual(await windowOf(again.page), [a, b]);
+  await assertClean(again.page, again.problems);
+  await again.page.close();
+});
+
+test('a brushed window gives the numbers of d9lens zoom for it', { timeout: 240_000 }, async () => {
+  const { page, problems } = await openDemo();
+  const canvas = page.locator('.tl-canvas');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  const y = box.y + 60;
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + 40, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 120, y, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.locator('[data-testid=window-chip]').waitFor();
+  const tw = new URL(page.url()).hash.match(/tw=(\d+)-(\d+)/);
+  assert.ok(tw, page.url());
+  await page.locator('[data-testid=window-worker]').first().waitFor({ timeout: 60_000 });
+  const [start, end] = [Number(tw[1]), Number(tw[2])];
+  const zoom = cliZoom('demo-trace.bin', (start + end) / 2e6, (end - start) / 2e6);
+  const shown = await page.locator('[data-testid=window-worker]').evaluateAll((rows) => rows.map((r) => [Number(r.dataset.worker), r.dataset.pct]));
+  assert.deepEqual(shown, zoom.workers.map((w) => [w.worker, w.pct.toFixed(1)]));
+  assert.match(await page.locator('[data-testid=window-polls]').innerText(), new RegExp(`^${zoom.polls.length} poll\\(s\\)`));
+  await assertClean(page, problems);
+  await page.close();
+
+  // Set through the URL: 1–41 ms, the window around the long poll.
+  const { page: p2, problems: pr2 } = await openPage(`${browser.baseUrl}#demo&tw=1000000-41000000`);
+  await p2.locator('[data-testid=window-worker]').first().waitFor({ timeout: REPORT_TIMEOUT });
+  const z = cliZoom('demo-trace.bin', 21, 20);
+  const rows = await p2.locator('[data-testid=window-worker]').evaluateAll((rs) => rs.map((r) => [Number(r.dataset.worker), r.dataset.pct]));
+  assert.deepEqual(rows, z.workers.map((w) => [w.worker, w.pct.toFixed(1)]));
+  await p2.locator('[data-testid=window-chip] button').click();
+  assert.equal(await p2.locator('[data-testid=window-report]').count(), 0);
+  assert.doesNotMatch(p2.url(), /tw=/);
+  await assertClean(p2, pr2);
+  await p2.close();
+});
+
+test('W/A/S/D zoom and pan the timeline', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openDemo();
+  const [a0, b0] = await windowOf(page);
+  await page.locator('[data-testid=timeline]').focus();
+  await page.keyboard.press('w');
+  await page.keyboard.press('w');
+  const [a1, b1] = await windowOf(page);
+  assert.ok(b1 - a1 < (b0 - a0) / 2, `zoomed in: ${a1}–${b1}`);
+  await page.keyboard.press('d');
+  const [a2, b2] = await windowOf(page);
+  assert.ok(a2 > a1 && Math.abs(b2 - a2 - (b1 - a1)) <= 1, `panned right: ${a2}–${b2}`);
+  await page.keyboard.press('a');
+  await page.keyboard.press('s');
+  const [a3, b3] = await windowOf(page);
+  assert.ok(b3 - a3 > b1 - a1, `zoomed out: ${a3}–${b3}`);
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('every long poll of a dropped trace has its own link to the timeline', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'blocking.bin'));
+  const rows = page.locator('[data-testid=section-long-polls] [data-testid=long-poll-row]');
+  await rows.first().waitFor({ timeout: REPORT_TIMEOUT });
+  const n = await rows.count();
+  assert.equal(await page.locator('[data-testid=section-long-polls] [data-testid=show-on-timeline]').count(), n);
+  const first = await rows.first().locator('td').allInnerTexts();
+  await rows.first().locator('[data-testid=show-on-timeline]').click();
+  const detail = page.locator('[data-testid=poll-detail]');
+  await detail.waitFor();
+  assert.match(await detail.innerText(), new RegExp(`Poll of ${first[0].replace('.', '\\.')} · task ${first[3]} · worker ${first[1]}`));
+  // The worst scheduling delay links to the poll that waited (task 349 on worker 0).
+  await page.locator('[data-testid=section-sched-delays] [data-testid=show-on-timeline]').first().click();
+  await page.waitForFunction(() => {
+    const d = document.querySelector('[data-testid=poll-detail]');
+    return d?.dataset.task === '349' && d?.dataset.worker === '0';
+  });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('trace strings that are markup show as text', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'hostile-names.bin'));
+  await page.locator('[data-testid=timeline]').waitFor({ timeout: REPORT_TIMEOUT });
+  await page.locator('[data-testid=section-long-polls] [data-testid=show-on-timeline]').first().click();
+  const loc = page.locator('[data-testid=poll-detail-loc]');
+  await loc.waitFor();
+  assert.equal(await loc.innerText(), '<img src=x onerror="window.__pwned=1">src/main.rs:1:1');
+  assert.match(await page.locator('.tl-legend').innerText(), /<img src=x/);
+  assert.equal(await page.locator('[data-testid=timeline] img, [data-testid=timeline] script, [data-testid=timeline] b').count(), 0);
+  await page.waitForTimeout(200);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  await assertClean(page, problems);
+  await page.close();
+});
