@@ -31,9 +31,9 @@ pub use widgets::{Lazy, Section};
 
 #[component]
 pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
-    // The headline sections are painted first and the long tables a frame
-    // later (after that paint), so the numbers people read first do not wait
-    // for the hotspot tree and the stacks to be built.
+    // The verdict, the findings to act on first and the timeline are painted
+    // first, the sections a frame later (after that paint, below it), so what
+    // people look at first waits for no table, stack or hotspot tree.
     let rest_shown = RwSignal::new(false);
     request_animation_frame(move || set_timeout(move || rest_shown.set(true), Duration::ZERO));
     let rest = report.clone();
@@ -42,17 +42,17 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
         <div class="report" data-testid="report">
             {overview::view(r)}
             {move || state.scene.get().map(|scene| view! { <TimelinePanel state=state scene=scene /> })}
-            {red_flags::view(r)}
-            {summary::view(r)}
-            {setup::view(r)}
-            {workers::view(r)}
-            {long_polls::view(r)}
             {move || {
                 rest_shown
                     .get()
                     .then(|| {
                         let r = &*rest;
                         view! {
+                            {red_flags::view(r)}
+                            {summary::view(r)}
+                            {setup::view(r)}
+                            {workers::view(r)}
+                            {long_polls::view(r)}
                             {sched_delays::view(r)}
                             {poll_by_spawn::view(r)}
                             {lifecycle::view(r)}

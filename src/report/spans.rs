@@ -1,6 +1,6 @@
 //! SPAN DURATIONS.
 
-use super::widgets::{DataTable, Section};
+use super::widgets::{DataTable, Section, show_on_timeline};
 use d9lens_core::fmt::to_fixed;
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -11,7 +11,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
         let us = |ns: u64| format!("{}µs", to_fixed(ns as f64 / 1e3, 1));
         view! {
             <Section title="Span durations" testid="section-spans">
-                <DataTable columns=&[("Span", ""), ("Count", "num"), ("p50", "num"), ("p99", "num"), ("max", "num")]>
+                <DataTable columns=&[("Span", ""), ("Count", "num"), ("p50", "num"), ("p99", "num"), ("max", "num"), ("", "")]>
                     {rows
                         .into_iter()
                         .map(|s| {
@@ -22,6 +22,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                                     <td class="num">{us(s.p50_ns)}</td>
                                     <td class="num">{us(s.p99_ns)}</td>
                                     <td class="num">{us(s.max_ns)}</td>
+                                    <td>{show_on_timeline(s.slowest)}</td>
                                 </tr>
                             }
                         })

@@ -4,7 +4,7 @@ use crate::timeline::Focus;
 use d9lens_core::report::Moment;
 use leptos::prelude::*;
 
-/// A report section card.
+/// A report section card, folded away by a click on its title.
 #[component]
 pub fn Section(
     title: &'static str,
@@ -14,11 +14,13 @@ pub fn Section(
 ) -> impl IntoView {
     view! {
         <section class="card section" data-testid=testid>
-            <header class="section-head">
-                <h2>{title}</h2>
-                {subtitle.map(|s| view! { <span class="section-sub">{s}</span> })}
-            </header>
-            {children()}
+            <details class="section-fold" open>
+                <summary class="section-head">
+                    <h2>{title}</h2>
+                    {subtitle.map(|s| view! { <span class="section-sub">{s}</span> })}
+                </summary>
+                {children()}
+            </details>
         </section>
     }
 }

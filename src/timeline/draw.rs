@@ -4,8 +4,7 @@
 
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::timeline::{
-    self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, SpanMark, View, counter_marks, poll_marks, span_marks,
-    tick_marks,
+    self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, poll_marks, span_marks, tick_marks,
 };
 use web_sys::CanvasRenderingContext2d as Ctx;
 
@@ -65,8 +64,12 @@ pub fn theme() -> Theme {
     }
 }
 
-/// What a frame shows besides the scene.
+/// What a frame shows besides the scene, and which rows are in sight.
 pub struct Overlay {
+    /// How far the rows are scrolled (CSS pixels), and the canvas' height:
+    /// only the rows in between are drawn, under a fixed time axis.
+    pub top: f64,
+    pub height: f64,
     pub selected: Option<PollRef>,
     /// A brushed window, axis ns.
     pub brush: Option<(f64, f64)>,
@@ -79,16 +82,27 @@ pub struct Scratch {
     rects: Vec<(Colour, f64, f64)>,
     ticks: Vec<f64>,
     points: Vec<(f64, u64)>,
-    spans: Vec<SpanMark>,
+    spans: Vec<(u8, Mark)>,
+    /// The overview's lanes, drawn once per size and theme (they never move).
+    overview: Option<(u32, u32, &'static str, web_sys::HtmlCanvasElement)>,
 }
 
 pub fn frame(ctx: &Ctx, scene: &Scene, view: &View, width: f64, overlay: &Overlay, th: &Theme, s: &mut Scratch) {
-    let height = AXIS_H + scene.height;
+    let (top, height) = (overlay.top, overlay.height);
     ctx.set_fill_style_str(th.lane);
     ctx.fill_rect(0.0, 0.0, width, height);
     axis(ctx, view, width, height, th);
-    for (i, row) in scene.rows.iter().enumerate() {
-        let y = AXIS_H + row.y;
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(0.0, AXIS_H, width, height - AXIS_H);
+    ctx.clip();
+    let first = scene.rows.partition_point(|r| r.y + r.h <= top);
+    let mut spans_drawn = None;
+    for (i, row) in scene.rows.iter().enumerate().skip(first) {
+        let y = AXIS_H + row.y - top;
+        if y >= height {
+            break;
+        }
         match &row.kind {
             RowKind::Header { group } => {
                 ctx.set_fill_style_str(th.header);
@@ -107,17 +121,24 @@ pub fn frame(ctx: &Ctx, scene: &Scene, view: &View, width: f64, overlay: &Overla
             RowKind::Counter { group, kind } => {
                 counter_row(ctx, scene, *group, *kind, row, y, view, width, th, s);
             }
-            RowKind::Spans { group, depth } => span_row(ctx, scene, *group, *depth, row, y, view, width, s),
+            // A group's span rows are drawn together, from the first in sight.
+            RowKind::Spans { group, depth } if spans_drawn != Some(*group) => {
+                spans_drawn = Some(*group);
+                let y0 = y - f64::from(*depth) * row.h;
+                span_rows(ctx, scene, *group, row, y0, view, width, th, s);
+            }
+            RowKind::Spans { .. } => {}
         }
     }
     if let Some(p) = overlay.selected {
-        selection(ctx, scene, p, view, width, th);
+        selection(ctx, scene, p, view, width, top, th);
     }
     if let Some((a, b)) = overlay.brush {
         let (x0, x1) = (view.x(a, width), view.x(b, width));
         ctx.set_fill_style_str(th.brush);
-        ctx.fill_rect(x0, AXIS_H, (x1 - x0).max(1.0), scene.height);
+        ctx.fill_rect(x0, AXIS_H, (x1 - x0).max(1.0), height);
     }
+    ctx.restore();
 }
 
 fn axis(ctx: &Ctx, view: &View, width: f64, height: f64, th: &Theme) {
@@ -168,7 +189,7 @@ fn worker_row(
         poll_marks(&lane.polls, map, view, width, &mut s.marks);
         for m in &s.marks {
             match m.kind {
-                MarkKind::Poll(i) => {
+                MarkKind::One(i) => {
                     let task = lane.polls.task[i as usize] as usize;
                     s.rects.push((scene.task_colour[f][task], m.x0, m.x1));
                 }
@@ -188,11 +209,15 @@ fn worker_row(
         }
     }
     fill_by_colour(ctx, &mut s.rects, top, h);
+    fill_dense(ctx, &dense, top, h, th);
+}
+
+/// Runs of intervals too narrow to draw apart: denser runs are darker.
+fn fill_dense(ctx: &Ctx, dense: &[(f64, f64, u32)], top: f64, h: f64, th: &Theme) {
     ctx.set_fill_style_str(th.dense);
-    for (x0, x1, count) in dense {
-        // Denser runs are darker: a few polls per pixel read lighter.
+    for &(x0, x1, count) in dense {
         ctx.set_global_alpha((0.35 + 0.15 * f64::from(count).log2()).min(0.9));
-        ctx.fill_rect(x0, top, x1 - x0, h);
+        ctx.fill_rect(x0.floor(), top, x1.ceil() - x0.floor(), h);
     }
     ctx.set_global_alpha(1.0);
 }
@@ -206,8 +231,10 @@ fn fill_by_colour(ctx: &Ctx, rects: &mut [(Colour, f64, f64)], top: f64, h: f64)
         ctx.set_fill_style_str(&colour.css());
         ctx.begin_path();
         while i < rects.len() && rects[i].0 == colour {
+            // Whole pixels: no anti-aliased edges to raster.
             let (_, x0, x1) = rects[i];
-            ctx.rect(x0, top, (x1 - x0).max(1.0), h);
+            let x0 = x0.floor();
+            ctx.rect(x0, top, (x1.ceil() - x0).max(1.0), h);
             i += 1;
         }
         ctx.fill();
@@ -270,51 +297,58 @@ fn counter_row(
     let _ = ctx.fill_text(&format!("max {peak}"), width - 70.0, y + 11.0);
 }
 
+/// Every span row of a group, from the rows' first (depth 0): each row as
+/// a worker's polls are (spans by name colour, narrow runs as density).
 #[allow(clippy::too_many_arguments)]
-fn span_row(
+fn span_rows(
     ctx: &Ctx,
     scene: &Scene,
     group: usize,
-    depth: u8,
-    row: &Row,
+    first: &Row,
     y: f64,
     view: &View,
     width: f64,
+    th: &Theme,
     s: &mut Scratch,
 ) {
     ctx.set_font("10px system-ui, sans-serif");
     for &f in &scene.groups[group].files {
         let file = &scene.files[f];
         s.spans.clear();
-        span_marks(
-            &file.spans,
-            scene.longest_span[f],
-            scene.maps[f],
-            view,
-            width,
-            &mut s.spans,
-        );
-        s.rects.clear();
-        for m in s.spans.iter().filter(|m| m.row == depth) {
-            let name = file.spans.name[m.span as usize] as usize;
-            s.rects.push((scene.string_colour[f][name], m.x0, m.x1));
-        }
-        fill_by_colour(ctx, &mut s.rects, y + 1.0, row.h - 2.0);
-        ctx.set_fill_style_str("#fff");
-        for m in s
-            .spans
-            .iter()
-            .filter(|m| m.row == depth && m.x1 - m.x0 > 40.0 && m.count == 1)
-        {
-            let name = file.spans.name[m.span as usize] as usize;
-            let x = m.x0.max(0.0) + 2.0;
-            let _ =
-                ctx.fill_text_with_max_width(&file.strings[name], x, y + 10.5, (m.x1.min(width) - x - 2.0).max(0.0));
+        span_marks(&file.spans, scene.maps[f], view, width, &mut s.spans);
+        for marks in s.spans.chunk_by(|a, b| a.0 == b.0) {
+            let top = y + f64::from(marks[0].0) * first.h;
+            s.rects.clear();
+            let mut dense = Vec::new();
+            for (_, m) in marks {
+                match m.kind {
+                    MarkKind::One(i) => {
+                        let name = file.spans.name[i as usize] as usize;
+                        s.rects.push((scene.string_colour[f][name], m.x0, m.x1));
+                    }
+                    MarkKind::Dense(c) => dense.push((m.x0, m.x1, c)),
+                }
+            }
+            fill_by_colour(ctx, &mut s.rects, top + 1.0, first.h - 2.0);
+            fill_dense(ctx, &dense, top + 1.0, first.h - 2.0, th);
+            ctx.set_fill_style_str("#fff");
+            for (_, m) in marks.iter().filter(|(_, m)| m.x1 - m.x0 > 40.0) {
+                let MarkKind::One(i) = m.kind else { continue };
+                let name = file.spans.name[i as usize] as usize;
+                let x = m.x0.max(0.0) + 2.0;
+                let _ = ctx.fill_text_with_max_width(
+                    &file.strings[name],
+                    x,
+                    top + 10.5,
+                    (m.x1.min(width) - x - 2.0).max(0.0),
+                );
+            }
         }
     }
 }
 
-fn selection(ctx: &Ctx, scene: &Scene, p: PollRef, view: &View, width: f64, th: &Theme) {
+#[allow(clippy::too_many_arguments)]
+fn selection(ctx: &Ctx, scene: &Scene, p: PollRef, view: &View, width: f64, top: f64, th: &Theme) {
     let Some(row) = scene.rows.iter().find(|r| {
         matches!(&r.kind, RowKind::Worker { group, worker, .. }
             if scene.groups[*group].files.contains(&p.file) && *worker == scene.files[p.file].lanes[p.lane].worker)
@@ -325,11 +359,57 @@ fn selection(ctx: &Ctx, scene: &Scene, p: PollRef, view: &View, width: f64, th: 
     let (x0, x1) = (view.x(a, width), view.x(b, width).max(view.x(a, width) + 1.0));
     ctx.set_stroke_style_str(th.select);
     ctx.set_line_width(2.0);
-    ctx.stroke_rect(x0 - 1.0, AXIS_H + row.y + 1.0, x1 - x0 + 2.0, row.h - 2.0);
+    ctx.stroke_rect(x0 - 1.0, AXIS_H + row.y - top + 1.0, x1 - x0 + 2.0, row.h - 2.0);
 }
 
 /// The overview strip: every lane's polls at full extent, and the window in view.
 pub fn overview(ctx: &Ctx, scene: &Scene, view: &View, width: f64, height: f64, th: &Theme, s: &mut Scratch) {
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+    let (w, h) = ((width * dpr).round() as u32, (height * dpr).round() as u32);
+    let cached = s
+        .overview
+        .as_ref()
+        .filter(|c| (c.0, c.1, c.2) == (w, h, th.dense))
+        .map(|c| c.3.clone());
+    let lanes = match cached {
+        Some(lanes) => lanes,
+        None => {
+            let Some((lanes, lctx)) = offscreen(w, h, dpr) else {
+                return;
+            };
+            overview_lanes(&lctx, scene, width, height, th, s);
+            s.overview = Some((w, h, th.dense, lanes.clone()));
+            lanes
+        }
+    };
+    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&lanes, 0.0, 0.0, width, height);
+    let all = scene.view();
+    let (x0, x1) = (all.x(view.start, width), all.x(view.end, width));
+    ctx.set_fill_style_str(th.brush);
+    ctx.fill_rect(x0, 0.0, (x1 - x0).max(2.0), height);
+    ctx.set_stroke_style_str(th.counter);
+    ctx.set_line_width(1.0);
+    ctx.stroke_rect(x0 + 0.5, 0.5, (x1 - x0).max(2.0) - 1.0, height - 1.0);
+}
+
+/// A canvas outside the page, `w` × `h` device pixels, drawn in CSS pixels.
+fn offscreen(w: u32, h: u32, dpr: f64) -> Option<(web_sys::HtmlCanvasElement, Ctx)> {
+    use wasm_bindgen::JsCast;
+    let canvas: web_sys::HtmlCanvasElement = web_sys::window()?
+        .document()?
+        .create_element("canvas")
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    canvas.set_width(w);
+    canvas.set_height(h);
+    let ctx: Ctx = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
+    Some((canvas, ctx))
+}
+
+/// Every lane of every file at full extent, one thin row each.
+fn overview_lanes(ctx: &Ctx, scene: &Scene, width: f64, height: f64, th: &Theme, s: &mut Scratch) {
     ctx.set_fill_style_str(th.header);
     ctx.fill_rect(0.0, 0.0, width, height);
     let all = scene.view();
@@ -349,10 +429,4 @@ pub fn overview(ctx: &Ctx, scene: &Scene, view: &View, width: f64, height: f64, 
             ctx.fill_rect(m.x0, y, (m.x1 - m.x0).max(1.0), h);
         }
     }
-    let (x0, x1) = (all.x(view.start, width), all.x(view.end, width));
-    ctx.set_fill_style_str(th.brush);
-    ctx.fill_rect(x0, 0.0, (x1 - x0).max(2.0), height);
-    ctx.set_stroke_style_str(th.counter);
-    ctx.set_line_width(1.0);
-    ctx.stroke_rect(x0 + 0.5, 0.5, (x1 - x0).max(2.0) - 1.0, height - 1.0);
 }

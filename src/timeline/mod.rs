@@ -59,19 +59,25 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
     let section = NodeRef::<leptos::html::Section>::new();
     let scratch = Rc::new(RefCell::new(draw::Scratch::default()));
     let goto_error = RwSignal::new(false);
+    // How far the rows are scrolled: the canvas stays in sight and draws those rows.
+    let scroll_top = RwSignal::new(0.0);
+    let body = NodeRef::<leptos::html::Div>::new();
 
     // Paint on every change of what is shown (one frame per change).
     let paint_scene = scene.clone();
     Effect::new(move |_| {
-        let (v, sel, br) = (view.get(), selected.get(), brush.get());
-        let (Some(c), Some(o)) = (canvas.get(), strip.get()) else {
+        let (v, sel, br, top) = (view.get(), selected.get(), brush.get(), scroll_top.get());
+        let (Some(c), Some(o), Some(b)) = (canvas.get(), strip.get(), body.get()) else {
             return;
         };
         let started = crate::clock::now_ms();
         let th = draw::theme();
         let mut s = scratch.borrow_mut();
-        if let Some((ctx, w)) = prepare(&c, draw::AXIS_H + paint_scene.height) {
+        let height = f64::from(b.client_height()).min(draw::AXIS_H + paint_scene.height);
+        if let Some((ctx, w)) = prepare(&c, height) {
             let overlay = draw::Overlay {
+                top,
+                height,
                 selected: sel,
                 brush: br,
             };
@@ -88,6 +94,8 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
 
     // The URL keeps the view, the poll and the window.
     let link_scene = scene.clone();
+    let url_writes = StoredValue::new(0u32);
+    let url_picked = StoredValue::new((None::<PollLink>, None::<(u64, u64)>));
     Effect::new(move |_| {
         let v = view.get();
         let poll = selected.get().map(|p| {
@@ -105,7 +113,24 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             poll,
             window,
         };
-        crate::url_state::write_timeline(&link);
+        // A new poll or window is written at once; a moving view once it
+        // rests (browsers throttle pages that rewrite their URL every frame).
+        let pending = url_writes.get_value() + 1;
+        url_writes.set_value(pending);
+        let picked = (link.poll.clone(), link.window);
+        if url_picked.with_value(|last| *last != picked) {
+            url_picked.set_value(picked);
+            crate::url_state::write_timeline(&link);
+        } else {
+            set_timeout(
+                move || {
+                    if url_writes.get_value() == pending {
+                        crate::url_state::write_timeline(&link);
+                    }
+                },
+                std::time::Duration::from_millis(250),
+            );
+        }
     });
 
     // Opened from a link: the same view, poll and window.
@@ -125,10 +150,19 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
         let focus_scene = scene.clone();
         Effect::new(move |_| {
             let Some(m) = moment.get() else { return };
-            if let Some(p) = focus_scene.find_poll(&m.file, m.worker, m.start_ns) {
-                let (a, b) = focus_scene.poll_span(p);
+            // A poll is selected; a stretch (a span) becomes the window.
+            let shown = match m.worker {
+                Some(w) => focus_scene.find_poll(&m.file, w, m.start_ns).map(|p| {
+                    selected.set(Some(p));
+                    focus_scene.poll_span(p)
+                }),
+                None => focus_scene.stretch(&m.file, m.start_ns, m.dur_ns).inspect(|&w| {
+                    selected.set(None);
+                    brush.set(Some(w));
+                }),
+            };
+            if let Some((a, b)) = shown {
                 view.set(focus_scene.focus(a, b));
-                selected.set(Some(p));
                 if let Some(el) = section.get_untracked() {
                     el.scroll_into_view();
                     let _ = el.focus();
@@ -153,7 +187,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
 
     let hit_scene = scene.clone();
     let poll_under = move |x: f64, y: f64| -> Option<PollRef> {
-        let row = hit_scene.row_at(y - draw::AXIS_H)?;
+        let row = hit_scene.row_at(y - draw::AXIS_H + scroll_top.get_untracked())?;
         let RowKind::Worker { group, worker, .. } = &row.kind else {
             return None;
         };
@@ -321,7 +355,19 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             let (top, height) = (format!("{}px", draw::AXIS_H + row.y), format!("{}px", row.h));
             match &row.kind {
                 RowKind::Header { group } => {
-                    view! { <div class="tl-label tl-head" style:top=top.clone() style:height=height.clone()>{scene.groups[*group].label.clone()}</div> }.into_any()
+                    let g = &scene.groups[*group];
+                    view! {
+                        <div
+                            class="tl-label tl-head"
+                            data-testid="timeline-group"
+                            data-files=g.files.len().to_string()
+                            style:top=top.clone()
+                            style:height=height.clone()
+                        >
+                            {g.label.clone()}
+                        </div>
+                    }
+                    .into_any()
                 }
                 RowKind::Worker { runtime, worker, .. } => view! {
                     <div
@@ -403,7 +449,12 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
                 <span class="tl-view muted" data-testid="timeline-view">{view_label}</span>
             </div>
             <canvas class="tl-overview" node_ref=strip on:click=on_overview aria-label="Overview: click to move there"></canvas>
-            <div class="tl-body" style:height=body_height>
+            <div class="tl-body" node_ref=body on:scroll=move |_| {
+                if let Some(b) = body.get_untracked() {
+                    scroll_top.set(f64::from(b.scroll_top()));
+                }
+            }>
+            <div class="tl-rows" style:height=body_height>
                 <div class="tl-labels">{labels}</div>
                 <div class="tl-plot">
                     <canvas
@@ -417,9 +468,10 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
                     ></canvas>
                     {move || hover.get().map(|h| view! {
                         <div class="tl-tooltip" role="tooltip" data-testid="timeline-tooltip"
-                            style:left=format!("{}px", h.x + 12.0) style:top=format!("{}px", h.y + 12.0)>{h.text}</div>
+                            style:left=format!("{}px", h.x + 12.0) style:top=format!("{}px", h.y + scroll_top.get_untracked() + 12.0)>{h.text}</div>
                     })}
                 </div>
+            </div>
             </div>
             <ul class="tl-legend" aria-label="Spawn locations with the most polls">{legend}</ul>
             {move || selected.get().map(|p| view! { <detail::PollDetail state=state scene=detail_scene.clone() poll=p /> })}

@@ -381,6 +381,11 @@ test('a host and window downloads exactly its segments and the report equals the
   assert.equal(gets.length, 3, 'exactly the 3 segments were downloaded, nothing else');
   assert.ok(gets.every((g) => g.path.includes('ip-10-0-2-14')));
   assert.equal(await page.locator('[data-testid=breakdown-row]').count(), 1);
+  // On the timeline: the host's boot is one lane group of its 3 segments.
+  const groups = page.locator('[data-testid=timeline-group]');
+  assert.equal(await groups.count(), 1);
+  assert.equal(await groups.first().innerText(), 'ip-10-0-2-14 · mioh-24043');
+  assert.equal(await groups.first().getAttribute('data-files'), '3');
   assert.match(page.url(), /sel=host/);
   await assertPrivate(page, opened);
   sharedUrl = page.url();
@@ -575,6 +580,11 @@ test('a fleet overview downloads one segment per host from the window, and equal
     ['inventory-svc / ip-10-0-3-101', 'inventory-svc / ip-10-0-3-102', 'payments/api / ip-10-0-1-88'],
   );
   assert.match(page.url(), /sel=fleet/);
+  // One lane group per host and boot, one segment each.
+  assert.deepEqual(
+    (await page.locator('[data-testid=timeline-group]').allInnerTexts()).sort(),
+    ['ip-10-0-1-88 · lovg-24843', 'ip-10-0-3-101 · mvkz-24844', 'ip-10-0-3-102 · ganz-25992'],
+  );
   const cli = await cliS3(['--fleet', ...urlWindow(page)]);
   assert.deepEqual(cli.files, [...expected].sort(), 'the CLI picks the same segments');
   assert.deepEqual(shown, cli.numbers);

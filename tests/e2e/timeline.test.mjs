@@ -57,7 +57,7 @@ test('the demo trace shows 4 worker lanes in 2 runtimes', { timeout: 180_000 }, 
   assert.ok(colours > 5, `${colours} colours on the canvas`);
   await page.locator('[data-testid=timeline]').screenshot({ path: path.join(out, 'timeline-demo.png') });
   // The report's head and its timeline, as the README shows them.
-  await page.evaluate(() => document.querySelector('[data-testid=overview]').scrollIntoView());
+  await page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid=overview]').getBoundingClientRect().top + window.scrollY - 72));
   await page.screenshot({ path: path.join(out, 'report-head.png') });
   await assertClean(page, problems);
   await page.close();
@@ -128,6 +128,24 @@ test('a brushed window gives the numbers of d9lens zoom for it', { timeout: 240_
   assert.doesNotMatch(p2.url(), /tw=/);
   await assertClean(p2, pr2);
   await p2.close();
+});
+
+test("a span's slowest instance opens as a window", { timeout: 180_000 }, async () => {
+  const { page, problems } = await openDemo();
+  const row = page.locator('[data-testid=section-spans] tr', { hasText: 'query_metric' }).first();
+  await row.waitFor({ timeout: 60_000 });
+  const max = (await row.locator('td').nth(4).innerText()).trim();
+  await row.locator('[data-testid=show-on-timeline]').click();
+  const chip = page.locator('[data-testid=window-chip]');
+  await chip.waitFor();
+  // The window is the span: as long as its max (which the table shows at HDR precision).
+  const tw = new URL(page.url()).hash.match(/tw=(\d+)-(\d+)/);
+  const us = (Number(tw[2]) - Number(tw[1])) / 1e3;
+  const maxUs = Number(max.replace('µs', ''));
+  assert.ok(Math.abs(us - maxUs) / maxUs < 0.01, `window ${us}µs, max ${max}`);
+  await page.locator('[data-testid=window-worker]').first().waitFor({ timeout: 60_000 });
+  await assertClean(page, problems);
+  await page.close();
 });
 
 test('W/A/S/D zoom and pan the timeline', { timeout: 180_000 }, async () => {

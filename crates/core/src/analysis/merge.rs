@@ -161,6 +161,8 @@ pub(super) struct Acc {
     pub(super) idle: u64,
     pub(super) in_poll_by_loc: IndexMap<String, u64>,
     pub(super) span_stats: IndexMap<String, Histogram>,
+    /// Each span name's slowest instance over the files (ties: the earliest file name).
+    pub(super) span_slowest: IndexMap<String, Moment>,
     pub(super) memory: MemoryAcc,
     pub(super) setup: super::partial::SetupPartial,
     pub(super) runtimes: IndexMap<String, Vec<u64>>,
@@ -251,6 +253,18 @@ impl Acc {
             *self.in_poll_by_loc.entry(k.clone()).or_default() += v;
         }
         merge_hist(&mut self.span_stats, std::mem::take(&mut p.span_stats));
+        for (name, (dur, start)) in std::mem::take(&mut p.span_slowest) {
+            let moment = Moment {
+                file: p.file.clone(),
+                worker: None,
+                start_ns: start,
+                dur_ns: dur,
+            };
+            let slowest = self.span_slowest.entry(name).or_insert_with(|| moment.clone());
+            if (dur, std::cmp::Reverse(&moment.file)) > (slowest.dur_ns, std::cmp::Reverse(&slowest.file)) {
+                *slowest = moment;
+            }
+        }
         self.memory.merge(std::mem::take(&mut p.memory), &remap);
         let s = &mut self.setup;
         s.symbols += p.setup.symbols;
@@ -345,10 +359,18 @@ impl Acc {
             p99_ns: h.percentile(99.0),
             max_ns: h.max(),
             min_ns: h.min(),
+            slowest: None,
         };
         let mut poll_by_spawn: Vec<DurationStats> = self.poll_durations.iter().map(|(k, h)| hist_stats(k, h)).collect();
         poll_by_spawn.sort_by_key(|a| std::cmp::Reverse(a.max_ns));
-        let mut spans: Vec<DurationStats> = self.span_stats.iter().map(|(k, h)| hist_stats(k, h)).collect();
+        let mut spans: Vec<DurationStats> = self
+            .span_stats
+            .iter()
+            .map(|(k, h)| DurationStats {
+                slowest: self.span_slowest.get(k).cloned(),
+                ..hist_stats(k, h)
+            })
+            .collect();
         spans.sort_by_key(|a| std::cmp::Reverse(a.count));
         let cpu_groups = std::mem::take(&mut self.cpu_groups).into_sorted();
         let shown = |groups: &[Group]| -> Vec<StackGroup> {

@@ -57,7 +57,7 @@ impl DelayRec {
     pub fn moment(&self) -> crate::report::Moment {
         crate::report::Moment {
             file: self.file.clone(),
-            worker: self.worker,
+            worker: Some(self.worker),
             start_ns: self.wake_time + self.delay,
             dur_ns: 0,
         }
@@ -115,6 +115,8 @@ pub struct Partial {
     pub idle: u64,
     pub in_poll_by_loc: IndexMap<String, u64>,
     pub span_stats: IndexMap<String, Histogram>,
+    /// Each span name's slowest instance: (duration, start).
+    pub span_slowest: IndexMap<String, (u64, u64)>,
     pub memory: MemoryPartial,
     pub setup: SetupPartial,
     pub metadata: IndexMap<String, String>,
@@ -172,7 +174,7 @@ impl Partial {
         );
         // What the spans give ‖ every stack: allocations, CPU samples, the
         // long polls (only those that survived the cut) and off-CPU samples.
-        let ((busy_polls, span_stats), (memory, cpu_groups, off_cpu)) = {
+        let ((busy_polls, (span_stats, span_slowest)), (memory, cpu_groups, off_cpu)) = {
             let trace = &trace;
             let (frames, long_polls) = (&mut frames, &mut polls.long_polls);
             join(
@@ -224,6 +226,7 @@ impl Partial {
             idle: off_cpu.idle,
             in_poll_by_loc: off_cpu.by_loc,
             span_stats,
+            span_slowest,
             memory,
             setup,
             metadata: std::mem::take(&mut trace.metadata),
@@ -407,16 +410,31 @@ impl OffCpuStats {
     }
 }
 
-/// Span durations by name, in order of first start.
-fn span_stats(spans: &trace::Spans, strings: &trace::Strings) -> IndexMap<String, Histogram> {
-    let mut by_name: FastIndexMap<StrId, Tally> = FastIndexMap::default();
+/// Span durations by name, in order of first start, and each name's slowest
+/// span (duration, start; the first of equals).
+#[allow(clippy::type_complexity)]
+fn span_stats(
+    spans: &trace::Spans,
+    strings: &trace::Strings,
+) -> (IndexMap<String, Histogram>, IndexMap<String, (u64, u64)>) {
+    let mut by_name: FastIndexMap<StrId, (Tally, (u64, u64))> = FastIndexMap::default();
     for span in &spans.spans {
-        by_name.entry(span.name).or_default().record(span.end - span.start);
+        let dur = span.end - span.start;
+        let (tally, slowest) = by_name
+            .entry(span.name)
+            .or_insert_with(|| (Tally::default(), (dur, span.start)));
+        tally.record(dur);
+        if dur > slowest.0 {
+            *slowest = (dur, span.start);
+        }
     }
     by_name
         .into_iter()
-        .map(|(name, t)| (strings.get(name).to_string(), t.into_histogram()))
-        .collect()
+        .map(|(name, (t, slowest))| {
+            let name = strings.get(name).to_string();
+            ((name.clone(), t.into_histogram()), (name, slowest))
+        })
+        .unzip()
 }
 
 /// Stable sort by the key, descending, keeping the worst `KEEP_WORST`.

@@ -126,7 +126,7 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
         );
         f.moment = tier.first().map(|p| Moment {
             file: p.file.clone(),
-            worker: p.worker,
+            worker: Some(p.worker),
             start_ns: p.start,
             dur_ns: p.dur,
         });
@@ -258,12 +258,18 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
         if h.count() >= 10 && p50 > 0 {
             let outliers = h.count_above(p50.saturating_mul(10));
             if outliers > 0 {
-                out.push(flag(
+                let mut f = flag(
                     Severity::Info,
                     "span-duration-outlier",
-                    format!("{name}: {outliers} span(s) longer than 10× p50 ({} > {})", fmt_dur(p50 as f64), fmt_dur(10.0 * p50 as f64)),
+                    format!(
+                        "{name}: {outliers} span(s) longer than 10× p50 ({} > {})",
+                        fmt_dur(p50 as f64),
+                        fmt_dur(10.0 * p50 as f64)
+                    ),
                     "Open the slowest instances in the spans view and compare them with typical ones (arguments, contention, downstream latency).",
-                ));
+                );
+                f.moment = acc.span_slowest.get(name).cloned();
+                out.push(f);
             }
         }
     }

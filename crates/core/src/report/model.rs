@@ -105,12 +105,13 @@ pub struct Finding {
     pub moment: Option<Moment>,
 }
 
-/// One poll of one file: where a finding can be seen on the timeline.
+/// Where a finding can be seen on the timeline: one poll of one file (its
+/// worker and start), or a stretch of it (a span, which no worker carries).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Moment {
     pub file: String,
-    pub worker: u64,
+    pub worker: Option<u64>,
     /// Trace ns.
     pub start_ns: u64,
     pub dur_ns: u64,
@@ -120,7 +121,7 @@ impl From<&LongPoll> for Moment {
     fn from(p: &LongPoll) -> Self {
         Moment {
             file: p.file.clone(),
-            worker: p.worker,
+            worker: Some(p.worker),
             start_ns: p.start_ns,
             dur_ns: p.dur_ns,
         }
@@ -239,6 +240,9 @@ pub struct DurationStats {
     pub p99_ns: u64,
     pub max_ns: u64,
     pub min_ns: u64,
+    /// The slowest instance (spans).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowest: Option<Moment>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

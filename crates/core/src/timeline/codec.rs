@@ -262,6 +262,9 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
     if spans.depth.iter().any(|&d| d >= MAX_SPAN_DEPTH) {
         return Err(bad("a span's row"));
     }
+    if !spans.in_row_order() {
+        return Err(CodecError("spans out of row order".into()));
+    }
     if task_loc.len() != tasks.len() || task_loc.iter().any(|&l| l != NO_LOC && l as usize >= strings.len()) {
         return Err(bad("a task's spawn location"));
     }

@@ -37,40 +37,53 @@ pub struct Mark {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MarkKind {
-    /// One poll (its index), at least a pixel wide as drawn.
-    Poll(u32),
-    /// `count` polls too narrow to draw apart.
+    /// One interval (its index), at least a pixel wide as drawn.
+    One(u32),
+    /// `count` intervals too narrow to draw apart.
     Dense(u32),
 }
 
 /// The marks of `polls` in `view`, appended to `out`.
 pub fn poll_marks(polls: &Polls, map: AxisMap, view: &View, width: f64, out: &mut Vec<Mark>) {
-    let n = polls.len();
+    interval_marks(&polls.start, |i| polls.end(i), map, view, width, out);
+}
+
+/// The marks of intervals that follow one another (`start` sorted, none
+/// overlapping the next), `end(i)` the end of interval `i`.
+fn interval_marks(
+    start: &[u64],
+    end: impl Fn(usize) -> u64,
+    map: AxisMap,
+    view: &View,
+    width: f64,
+    out: &mut Vec<Mark>,
+) {
+    let n = start.len();
     if n == 0 || width <= 0.0 {
         return;
     }
     let (lo, hi) = (map.ts(view.start), map.ts(view.end));
-    let mut i = polls.start.partition_point(|&s| s < lo);
-    if i > 0 && polls.end(i - 1) >= lo {
+    let mut i = start.partition_point(|&s| s < lo);
+    if i > 0 && end(i - 1) >= lo {
         i -= 1;
     }
     let x = |ts: u64| view.x(map.axis(ts), width);
-    while i < n && polls.start[i] <= hi {
-        let (x0, x1) = (x(polls.start[i]), x(polls.end(i)));
+    while i < n && start[i] <= hi {
+        let (x0, x1) = (x(start[i]), x(end(i)));
         if x1 - x0 >= 1.0 {
             out.push(Mark {
                 x0,
                 x1,
-                kind: MarkKind::Poll(i as u32),
+                kind: MarkKind::One(i as u32),
             });
             i += 1;
             continue;
         }
-        // Every poll starting in this pixel column.
+        // Every interval starting in this pixel column.
         let column = x0.max(0.0).floor();
         let next = map.ts(view.t(column + 1.0, width));
-        let j = i + 1 + polls.start[i + 1..].partition_point(|&s| s < next);
-        let x1 = x(polls.end(j - 1)).max(column + 1.0);
+        let j = i + 1 + start[i + 1..].partition_point(|&s| s < next);
+        let x1 = x(end(j - 1)).max(column + 1.0);
         let count = (j - i) as u32;
         match out.last_mut() {
             Some(Mark {
@@ -84,7 +97,7 @@ pub fn poll_marks(polls: &Polls, map: AxisMap, view: &View, width: f64, out: &mu
             _ if count == 1 => out.push(Mark {
                 x0: column,
                 x1,
-                kind: MarkKind::Poll(i as u32),
+                kind: MarkKind::One(i as u32),
             }),
             _ => out.push(Mark {
                 x0: column,
@@ -143,51 +156,23 @@ pub fn counter_marks(points: &[(u64, u64)], map: AxisMap, view: &View, width: f6
     }
 }
 
-/// A span to draw: its index, row and pixels (narrow neighbours on one row
-/// merge into the first, which then stands for `count`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SpanMark {
-    pub span: u32,
-    pub row: u8,
-    pub x0: f64,
-    pub x1: f64,
-    pub count: u32,
-}
-
-/// The spans in view. `longest`: the longest span's duration (so the walk
-/// starts where no earlier span can still be open).
-pub fn span_marks(track: &SpanTrack, longest: u64, map: AxisMap, view: &View, width: f64, out: &mut Vec<SpanMark>) {
-    let (lo, hi) = (map.ts(view.start), map.ts(view.end));
-    let from = track.start.partition_point(|&s| s < lo.saturating_sub(longest));
-    let mut last_on_row: Vec<Option<usize>> = vec![None; usize::from(track.rows())];
-    for i in from..track.len() {
-        let (s, e) = (track.start[i], track.end(i));
-        if s > hi {
-            break;
-        }
-        if e < lo {
-            continue;
-        }
-        let row = track.depth[i];
-        let (x0, x1) = (view.x(map.axis(s), width), view.x(map.axis(e), width));
-        let slot = &mut last_on_row[usize::from(row)];
-        if let Some(k) = *slot
-            && x1 - x0 < 1.0
-            && out[k].x1 + 1.0 >= x0
-        {
-            let m = &mut out[k];
-            m.x1 = m.x1.max(x1).max(m.x0 + 1.0);
-            m.count += 1;
-            continue;
-        }
-        *slot = Some(out.len());
-        out.push(SpanMark {
-            span: i as u32,
-            row,
-            x0,
-            x1: x1.max(x0 + 1.0),
-            count: 1,
-        });
+/// The spans in view, row by row, each row's marks as polls' are (on the
+/// last row, which spans share when nested deeper, an earlier span still
+/// open may be left out).
+pub fn span_marks(track: &SpanTrack, map: AxisMap, view: &View, width: f64, out: &mut Vec<(u8, Mark)>) {
+    let mut marks = Vec::new();
+    for depth in 0..track.rows() {
+        let rows = track.row(depth);
+        let (start, from) = (&track.start[rows.clone()], rows.start);
+        marks.clear();
+        interval_marks(start, |i| track.end(from + i), map, view, width, &mut marks);
+        out.extend(marks.iter().map(|m| {
+            let kind = match m.kind {
+                MarkKind::One(i) => MarkKind::One(i + from as u32),
+                dense => dense,
+            };
+            (depth, Mark { kind, ..*m })
+        }));
     }
 }
 
@@ -219,7 +204,7 @@ mod tests {
             Mark {
                 x0: 300.0,
                 x1: 350.0,
-                kind: MarkKind::Poll(3)
+                kind: MarkKind::One(3)
             }
         );
     }
@@ -234,7 +219,7 @@ mod tests {
             .iter()
             .map(|m| match m.kind {
                 MarkKind::Dense(c) => c,
-                MarkKind::Poll(_) => 1,
+                MarkKind::One(_) => 1,
             })
             .sum();
         assert_eq!(counted, 1_000_000);
@@ -243,7 +228,7 @@ mod tests {
         let view = View::all(10_000_000.0).window(5_000_000.0, 5_000_200.0);
         poll_marks(&p, MAP, &view, 1000.0, &mut near);
         assert_eq!(near.len(), 21);
-        assert!(near.iter().all(|m| matches!(m.kind, MarkKind::Poll(_))));
+        assert!(near.iter().all(|m| matches!(m.kind, MarkKind::One(_))));
     }
 
     #[test]
@@ -253,7 +238,7 @@ mod tests {
         poll_marks(&p, MAP, &View::all(1_000_000.0), 1000.0, &mut out);
         assert_eq!(
             out.iter().map(|m| m.kind).collect::<Vec<_>>(),
-            [0, 1, 2].map(MarkKind::Poll)
+            [0, 1, 2].map(MarkKind::One)
         );
         assert!(out.iter().all(|m| m.x1 - m.x0 >= 1.0));
     }

@@ -182,7 +182,9 @@ impl CounterKind {
     }
 }
 
-/// Spans of the file, by start, each on the row of its nesting depth.
+/// Spans of the file, each on a row, by row and then by start: a row's spans
+/// are one slice, in which (but on the last, shared row) none overlaps the
+/// next, so a row is drawn like a worker's polls.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpanTrack {
     pub start: Vec<u64>,
@@ -208,7 +210,29 @@ impl SpanTrack {
 
     /// Rows in use (deepest depth + 1).
     pub fn rows(&self) -> u8 {
-        self.depth.iter().max().map_or(0, |d| d + 1)
+        self.depth.last().map_or(0, |d| d + 1)
+    }
+
+    /// The spans of row `depth`.
+    pub fn row(&self, depth: u8) -> std::ops::Range<usize> {
+        self.depth.partition_point(|&d| d < depth)..self.depth.partition_point(|&d| d <= depth)
+    }
+
+    /// Sorted by row, then start (as `build` leaves them).
+    pub(super) fn in_row_order(&self) -> bool {
+        (1..self.len()).all(|i| (self.depth[i - 1], self.start[i - 1]) <= (self.depth[i], self.start[i]))
+    }
+
+    /// The same spans ordered by row, then start (stable).
+    fn by_row(self) -> SpanTrack {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by_key(|&i| (self.depth[i], self.start[i]));
+        let mut out = SpanTrack::default();
+        for i in order {
+            out.push(self.start[i], self.end(i), self.name[i]);
+            out.depth.push(self.depth[i]);
+        }
+        out
     }
 
     fn push(&mut self, start: u64, end: u64, name: u32) {
@@ -354,6 +378,7 @@ impl FileTimeline {
             track.push(s.start, s.end, names.get(Some(s.name)));
         }
         track.assign_depths();
+        let track = track.by_row();
         FileTimeline {
             file: file.to_string(),
             start,
@@ -416,6 +441,11 @@ mod tests {
         }
         t.assign_depths();
         assert_eq!(t.depth, vec![0, 1, 2, 2, 0]);
+        // Kept by row, then start: each row one slice of spans that follow one another.
+        let t = t.by_row();
+        assert!(t.in_row_order());
+        assert_eq!((t.row(0), t.row(1), t.row(2)), (0..2, 2..3, 3..5));
+        assert_eq!((t.start[1], t.end(1)), (20, 30));
         // A chain nested deeper than the rows shares the last one.
         let n = 100_000u64;
         let mut deep = SpanTrack::default();

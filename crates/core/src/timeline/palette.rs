@@ -2,8 +2,10 @@
 //! same colour in every file, selection and session (a hash of the text, not
 //! the order things were seen in).
 
-/// Hues far enough apart to tell neighbours apart on a lane.
-const HUES: [u16; 12] = [210, 28, 135, 350, 265, 50, 185, 305, 95, 0, 235, 160];
+/// Hues 10° apart, two lightnesses: 72 colours, so a handful of spawn
+/// locations rarely share one.
+const HUE_STEP: u64 = 10;
+const HUES: u64 = 360 / HUE_STEP;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Colour {
@@ -36,9 +38,9 @@ pub fn colour(text: Option<&str>) -> Colour {
         Some(t) => {
             let h = fnv1a(t);
             Colour {
-                hue: HUES[(h % HUES.len() as u64) as usize],
+                hue: ((h % HUES) * HUE_STEP) as u16,
                 saturation: 65,
-                lightness: [48, 60][((h >> 32) & 1) as usize],
+                lightness: [46, 60][((h >> 32) & 1) as usize],
             }
         }
     }
@@ -56,6 +58,6 @@ mod tests {
         assert_eq!(colour(None).saturation, 0);
         let distinct: std::collections::HashSet<_> =
             (0..40).map(|i| colour(Some(&format!("src/lib.rs:{i}:1")))).collect();
-        assert!(distinct.len() >= 10, "{} colours for 40 locations", distinct.len());
+        assert!(distinct.len() >= 25, "{} colours for 40 locations", distinct.len());
     }
 }

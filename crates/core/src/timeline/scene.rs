@@ -66,8 +66,6 @@ pub struct PollRef {
 pub struct Scene {
     pub files: Vec<FileTimeline>,
     pub maps: Vec<AxisMap>,
-    /// Longest span of each file (where the span walk may start).
-    pub longest_span: Vec<u64>,
     pub groups: Vec<Group>,
     pub rows: Vec<Row>,
     pub height: f64,
@@ -118,10 +116,6 @@ impl Scene {
                 None => groups.push(Group { label, files: vec![i] }),
             }
         }
-        let longest_span = files
-            .iter()
-            .map(|f| (0..f.spans.len()).map(|i| f.spans.dur.get(i)).max().unwrap_or(0))
-            .collect();
         let task_colour = files
             .iter()
             .map(|f| (0..f.tasks.len() as u32).map(|t| colour(f.task_loc(t))).collect())
@@ -135,7 +129,6 @@ impl Scene {
             string_colour,
             files,
             maps,
-            longest_span,
             groups,
             total,
             wall_origin,
@@ -233,6 +226,12 @@ impl Scene {
                 .ok()
                 .map(|l| (f, l))
         })
+    }
+
+    /// Axis interval of `[start, start + dur]` (trace ns) of `file`.
+    pub fn stretch(&self, file: &str, start: u64, dur: u64) -> Option<(f64, f64)> {
+        let m = self.maps[self.files.iter().position(|t| t.file == file)?];
+        Some((m.axis(start), m.axis(start.saturating_add(dur))))
     }
 
     /// The poll of `file` on `worker` that starts at `start` (trace ns).
