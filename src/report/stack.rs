@@ -1,7 +1,7 @@
 //! Stack frames as text (leaf first), with the reference's stack diagnosis
 //! (blocker, syscall, the application frame that made the call).
 
-use super::widgets::Lazy;
+use super::widgets::{Lazy, show_on_timeline};
 use crate::frame_text::frame_text;
 use d9lens_core::fmt::pct;
 use d9lens_core::frames::diagnose_stack;
@@ -29,6 +29,7 @@ pub fn stack_groups(groups: Vec<StackGroup>, total: u64) -> impl IntoView {
                             <Lazy summary=summary class="stack-details">
                                 {stack_view(&frames)}
                             </Lazy>
+                            {show_on_timeline(g.moment)}
                         </li>
                     }
                 })

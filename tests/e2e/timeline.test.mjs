@@ -185,6 +185,17 @@ test('every long poll of a dropped trace has its own link to the timeline', { ti
     const d = document.querySelector('[data-testid=poll-detail]');
     return d?.dataset.task === '349' && d?.dataset.worker === '0';
   });
+  // The top in-poll blocking stack links to the poll its first sample was taken in.
+  const report = JSON.parse(execFileSync(path.join(root, 'target/debug/d9lens'), ['analyze', path.join(fixtures, 'blocking.bin'), '--json'], { maxBuffer: 1 << 28 }));
+  const at = report.blocking.inPollStacks[0].moment;
+  await page.locator('[data-testid=section-blocking] [data-testid=show-on-timeline]').first().click();
+  await page.waitForFunction(
+    ([worker, start]) => {
+      const d = document.querySelector('[data-testid=poll-detail]');
+      return d?.dataset.worker === worker && decodeURIComponent(location.hash).includes(`tp=${worker}~${start}~`);
+    },
+    [String(at.worker), String(at.startNs)],
+  );
   await assertClean(page, problems);
   await page.close();
 });

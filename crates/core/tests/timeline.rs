@@ -245,3 +245,29 @@ fn a_timeline_costs_16_bytes_a_poll_plus_what_else_the_file_holds() {
         assert!(per_poll <= at_most, "{rel}: {per_poll:.1} bytes per poll");
     }
 }
+
+#[test]
+fn every_finding_with_a_moment_finds_it_on_the_timeline() {
+    let (t, _) = timeline_of("blocking.bin");
+    let scene = Scene::new(vec![t]);
+    let r = common::analyze(&["blocking.bin"], &Options::default(), None);
+    let stacks: Vec<_> = r.blocking.in_poll_stacks.iter().map(|g| g.moment.clone()).collect();
+    assert!(
+        !stacks.is_empty() && stacks.iter().all(Option::is_some),
+        "each in-poll stack has its poll"
+    );
+    let polls = r.long_polls.worst.iter().map(d9lens_core::report::Moment::from);
+    let delays = r.sched_delays.worst.iter().map(|d| d.moment.clone());
+    let flags = r.red_flags.iter().filter_map(|f| f.moment.clone());
+    let mut found = 0;
+    for m in stacks.into_iter().flatten().chain(polls).chain(delays).chain(flags) {
+        match m.worker {
+            Some(w) => assert!(scene.find_poll(&m.file, w, m.start_ns).is_some(), "{m:?}"),
+            None => assert!(scene.stretch(&m.file, m.start_ns, m.dur_ns).is_some(), "{m:?}"),
+        }
+        found += 1;
+    }
+    assert!(found > 20, "{found} moments");
+    let spans = r.spans.iter().filter(|s| s.slowest.is_some()).count();
+    assert_eq!(spans, r.spans.len(), "every span name has its slowest instance");
+}

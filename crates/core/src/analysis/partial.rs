@@ -3,11 +3,12 @@
 use super::memory::MemoryPartial;
 use super::merge::merge_hist;
 use super::red_flags::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
-use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains};
+use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::{Histogram, Tally};
 use crate::parallel::join;
+use crate::report::Moment;
 use crate::timeline::FileTimeline;
 use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable};
 use indexmap::IndexMap;
@@ -54,8 +55,8 @@ pub struct DelayRec {
 
 impl DelayRec {
     /// The poll that waited: it starts when the delay ends.
-    pub fn moment(&self) -> crate::report::Moment {
-        crate::report::Moment {
+    pub fn moment(&self) -> Moment {
+        Moment {
             file: self.file.clone(),
             worker: Some(self.worker),
             start_ns: self.wake_time + self.delay,
@@ -187,7 +188,7 @@ impl Partial {
                     let on_cpu = trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU);
                     let cpu_groups = group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer);
                     symbolize_long_polls(long_polls, &tl, trace, &mut symbolizer);
-                    let off_cpu = OffCpuStats::new(trace, &tl, &loc, &mut symbolizer);
+                    let off_cpu = OffCpuStats::new(file, trace, &tl, &loc, &mut symbolizer);
                     drop(symbolizer);
                     drop(symbols);
                     (memory, cpu_groups, off_cpu)
@@ -378,6 +379,7 @@ struct OffCpuStats {
 
 impl OffCpuStats {
     fn new(
+        file: &str,
         trace: &ParsedTrace,
         tl: &workers::Timelines,
         loc: &impl Fn(Option<StrId>) -> Option<String>,
@@ -386,14 +388,14 @@ impl OffCpuStats {
         let (mut in_poll, mut idle) = (0, 0);
         let mut by_loc: IndexMap<String, u64> = IndexMap::new();
         let mut chains = Vec::new();
-        for (s, at) in trace.samples.iter().zip(&tl.sample_in_poll) {
+        for (i, (s, at)) in trace.samples.iter().zip(&tl.sample_in_poll).enumerate() {
             if s.source != SOURCE_OFF_CPU {
                 continue;
             }
             match at {
                 Some(spawn) => {
                     in_poll += 1;
-                    chains.push(&s.callchain[..]);
+                    chains.push((&s.callchain[..], i));
                     let key = loc(*spawn).unwrap_or_else(|| "(unknown spawn location)".into());
                     *by_loc.entry(key).or_default() += 1;
                 }
@@ -405,9 +407,21 @@ impl OffCpuStats {
             in_poll,
             idle,
             by_loc,
-            groups: group_chains(chains.into_iter(), symbolizer),
+            groups: group_chains_at(chains.into_iter(), |i| poll_of(file, tl, &trace.samples[i]), symbolizer),
         }
     }
+}
+
+/// The poll a sample was taken in (as `workers::build` attached it), as a moment.
+fn poll_of(file: &str, tl: &workers::Timelines, s: &trace::CpuSample) -> Option<Moment> {
+    let polls = &tl.workers.get(&s.worker)?.polls;
+    let p = &polls[workers::poll_holding(polls, s.ts)?];
+    Some(Moment {
+        file: file.to_string(),
+        worker: Some(s.worker),
+        start_ns: p.start,
+        dur_ns: p.end - p.start,
+    })
 }
 
 /// Span durations by name, in order of first start, and each name's slowest

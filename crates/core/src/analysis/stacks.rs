@@ -5,7 +5,7 @@
 //! report.
 
 use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
-use crate::report::{Frame, StackGroup};
+use crate::report::{Frame, Moment, StackGroup};
 use crate::trace::SymbolTable;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -141,6 +141,9 @@ impl<'a> Symbolizer<'a> {
 pub struct Group {
     pub count: u64,
     pub stack: Vec<FrameId>,
+    /// The poll the group's first sample landed in (in-poll blocking stacks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Moment>,
 }
 
 /// Groups by symbols (`deduplicateSamples`), in first-occurrence order: the
@@ -151,7 +154,11 @@ pub struct GroupIndex(FastIndexMap<Vec<u32>, Group>);
 impl GroupIndex {
     pub fn add(&mut self, table: &FrameTable, group: Group) {
         match self.0.entry(table.key(&group.stack)) {
-            indexmap::map::Entry::Occupied(mut e) => e.get_mut().count += group.count,
+            indexmap::map::Entry::Occupied(mut e) => {
+                let first = e.get_mut();
+                first.count += group.count;
+                first.at = first.at.take().or(group.at);
+            }
             indexmap::map::Entry::Vacant(e) => {
                 e.insert(group);
             }
@@ -164,7 +171,7 @@ impl GroupIndex {
         self.0.reserve(groups.len());
         for g in groups {
             let stack = remap.stack(&g.stack);
-            self.add(table, Group { count: g.count, stack });
+            self.add(table, Group { stack, ..g });
         }
     }
 
@@ -193,14 +200,25 @@ impl GroupIndex {
 /// once; grouping them in that order gives the same groups, order and kept
 /// frames as adding every sample.
 pub fn group_chains<'c>(chains: impl Iterator<Item = &'c [u64]>, symbolizer: &mut Symbolizer<'_>) -> Vec<Group> {
-    let mut distinct: FastIndexMap<&[u64], u64> = FastIndexMap::default();
-    for chain in chains {
-        *distinct.entry(chain).or_default() += 1;
+    group_chains_at(chains.map(|c| (c, ())), |()| None, symbolizer)
+}
+
+/// `group_chains`, each group placed where its first sample was: `at` is
+/// asked once per distinct chain, for the first sample that has it.
+pub fn group_chains_at<'c, S: Copy>(
+    chains: impl Iterator<Item = (&'c [u64], S)>,
+    at: impl Fn(S) -> Option<Moment>,
+    symbolizer: &mut Symbolizer<'_>,
+) -> Vec<Group> {
+    let mut distinct: FastIndexMap<&[u64], (u64, S)> = FastIndexMap::default();
+    for (chain, sample) in chains {
+        distinct.entry(chain).or_insert((0, sample)).0 += 1;
     }
     let mut groups = GroupIndex::default();
-    for (chain, count) in distinct {
+    for (chain, (count, first)) in distinct {
         let stack = symbolizer.stack(chain);
-        groups.add(symbolizer.table, Group { count, stack });
+        let at = at(first);
+        groups.add(symbolizer.table, Group { count, stack, at });
     }
     groups.into_groups()
 }
@@ -210,6 +228,7 @@ impl Group {
         StackGroup {
             count: self.count,
             frames: table.resolve(&self.stack),
+            moment: self.at.clone(),
         }
     }
 }

@@ -215,19 +215,22 @@ fn walk_worker(
     tl
 }
 
-/// Attaches each sample to the last poll of its worker starting at or before
-/// it, if the sample is inside that poll (both ends inclusive).
+/// The poll a sample at `ts` belongs to: the last one starting at or before
+/// it, if `ts` is inside it (both ends inclusive).
+pub(crate) fn poll_holding(polls: &[Poll], ts: u64) -> Option<usize> {
+    let idx = polls.partition_point(|p| p.start <= ts).checked_sub(1)?;
+    (ts <= polls[idx].end).then_some(idx)
+}
+
+/// Attaches each sample to the poll of its worker it was taken in (`poll_holding`).
 fn attach_samples(samples: &[CpuSample], workers: &mut BTreeMap<u64, WorkerTimeline>) -> Vec<Option<Option<StrId>>> {
     samples
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let tl = workers.get_mut(&s.worker)?;
-            let idx = tl.polls.partition_point(|p| p.start <= s.ts).checked_sub(1)?;
+            let idx = poll_holding(&tl.polls, s.ts)?;
             let poll = &mut tl.polls[idx];
-            if s.ts > poll.end {
-                return None;
-            }
             let lists = poll.samples.get_or_insert_default();
             if s.source == SOURCE_OFF_CPU {
                 lists.sched.push(i);

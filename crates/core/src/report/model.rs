@@ -282,6 +282,9 @@ pub struct Blocking {
 pub struct StackGroup {
     pub count: u64,
     pub frames: Vec<Frame>,
+    /// Where the first of these samples was taken (in-poll blocking stacks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment: Option<Moment>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
