@@ -6,6 +6,7 @@ use d9lens_core::fmt::fmt_dur;
 use d9lens_core::timeline::{
     self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, poll_marks, span_marks, tick_marks,
 };
+use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
 /// The time axis above the rows, CSS pixels.
@@ -80,6 +81,7 @@ pub struct Overlay {
 pub struct Scratch {
     marks: Vec<Mark>,
     rects: Vec<(Colour, f64, f64)>,
+    dense: Vec<(f64, f64, u32)>,
     ticks: Vec<f64>,
     points: Vec<(f64, u64)>,
     spans: Vec<(u8, Mark)>,
@@ -169,7 +171,7 @@ fn worker_row(
 ) {
     let (top, h) = (y + 3.0, row.h - 6.0);
     s.rects.clear();
-    let mut dense: Vec<(f64, f64, u32)> = Vec::new();
+    s.dense.clear();
     for (f, l) in scene.lanes_of(group, worker) {
         let lane = &scene.files[f].lanes[l];
         let map = scene.maps[f];
@@ -187,15 +189,8 @@ fn worker_row(
         }
         s.marks.clear();
         poll_marks(&lane.polls, map, view, width, &mut s.marks);
-        for m in &s.marks {
-            match m.kind {
-                MarkKind::One(i) => {
-                    let task = lane.polls.task[i as usize] as usize;
-                    s.rects.push((scene.task_colour[f][task], m.x0, m.x1));
-                }
-                MarkKind::Dense(c) => dense.push((m.x0, m.x1, c)),
-            }
-        }
+        let colour = |i: u32| scene.task_colour[f][lane.polls.task[i as usize] as usize];
+        split(&s.marks, colour, &mut s.rects, &mut s.dense);
         for (times, colour, at) in [
             (&lane.on_cpu, th.on_cpu, y),
             (&lane.off_cpu, th.off_cpu, y + row.h - 3.0),
@@ -209,7 +204,22 @@ fn worker_row(
         }
     }
     fill_by_colour(ctx, &mut s.rects, top, h);
-    fill_dense(ctx, &dense, top, h, th);
+    fill_dense(ctx, &s.dense, top, h, th);
+}
+
+/// Marks → rectangles coloured by `colour(index)`, and density runs.
+fn split<'m>(
+    marks: impl IntoIterator<Item = &'m Mark>,
+    colour: impl Fn(u32) -> Colour,
+    rects: &mut Vec<(Colour, f64, f64)>,
+    dense: &mut Vec<(f64, f64, u32)>,
+) {
+    for m in marks {
+        match m.kind {
+            MarkKind::One(i) => rects.push((colour(i), m.x0, m.x1)),
+            MarkKind::Dense(c) => dense.push((m.x0, m.x1, c)),
+        }
+    }
 }
 
 /// Runs of intervals too narrow to draw apart: denser runs are darker.
@@ -319,18 +329,11 @@ fn span_rows(
         for marks in s.spans.chunk_by(|a, b| a.0 == b.0) {
             let top = y + f64::from(marks[0].0) * first.h;
             s.rects.clear();
-            let mut dense = Vec::new();
-            for (_, m) in marks {
-                match m.kind {
-                    MarkKind::One(i) => {
-                        let name = file.spans.name[i as usize] as usize;
-                        s.rects.push((scene.string_colour[f][name], m.x0, m.x1));
-                    }
-                    MarkKind::Dense(c) => dense.push((m.x0, m.x1, c)),
-                }
-            }
+            s.dense.clear();
+            let colour = |i: u32| scene.string_colour[f][file.spans.name[i as usize] as usize];
+            split(marks.iter().map(|(_, m)| m), colour, &mut s.rects, &mut s.dense);
             fill_by_colour(ctx, &mut s.rects, top + 1.0, first.h - 2.0);
-            fill_dense(ctx, &dense, top + 1.0, first.h - 2.0, th);
+            fill_dense(ctx, &s.dense, top + 1.0, first.h - 2.0, th);
             ctx.set_fill_style_str("#fff");
             for (_, m) in marks.iter().filter(|(_, m)| m.x1 - m.x0 > 40.0) {
                 let MarkKind::One(i) = m.kind else { continue };
@@ -347,7 +350,6 @@ fn span_rows(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn selection(ctx: &Ctx, scene: &Scene, p: PollRef, view: &View, width: f64, top: f64, th: &Theme) {
     let Some(row) = scene.rows.iter().find(|r| {
         matches!(&r.kind, RowKind::Worker { group, worker, .. }
@@ -364,7 +366,7 @@ fn selection(ctx: &Ctx, scene: &Scene, p: PollRef, view: &View, width: f64, top:
 
 /// The overview strip: every lane's polls at full extent, and the window in view.
 pub fn overview(ctx: &Ctx, scene: &Scene, view: &View, width: f64, height: f64, th: &Theme, s: &mut Scratch) {
-    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+    let dpr = pixel_ratio();
     let (w, h) = ((width * dpr).round() as u32, (height * dpr).round() as u32);
     let cached = s
         .overview
@@ -392,9 +394,34 @@ pub fn overview(ctx: &Ctx, scene: &Scene, view: &View, width: f64, height: f64, 
     ctx.stroke_rect(x0 + 0.5, 0.5, (x1 - x0).max(2.0) - 1.0, height - 1.0);
 }
 
+/// Device pixels per CSS pixel.
+fn pixel_ratio() -> f64 {
+    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0)
+}
+
+/// A canvas' 2D context, drawing in CSS pixels at `dpr` device pixels each.
+fn context(canvas: &web_sys::HtmlCanvasElement, dpr: f64) -> Option<Ctx> {
+    let ctx: Ctx = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
+    Some(ctx)
+}
+
+/// Sizes a canvas to its CSS width (and `css_height`) at the device's pixel
+/// ratio; its context and CSS width.
+pub fn prepare(canvas: &web_sys::HtmlCanvasElement, css_height: f64) -> Option<(Ctx, f64)> {
+    let dpr = pixel_ratio();
+    let css_width = f64::from(canvas.client_width()).max(1.0);
+    let (w, h) = ((css_width * dpr).round() as u32, (css_height * dpr).round() as u32);
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    let _ = web_sys::HtmlElement::style(canvas).set_property("height", &format!("{css_height}px"));
+    Some((context(canvas, dpr)?, css_width))
+}
+
 /// A canvas outside the page, `w` × `h` device pixels, drawn in CSS pixels.
 fn offscreen(w: u32, h: u32, dpr: f64) -> Option<(web_sys::HtmlCanvasElement, Ctx)> {
-    use wasm_bindgen::JsCast;
     let canvas: web_sys::HtmlCanvasElement = web_sys::window()?
         .document()?
         .create_element("canvas")
@@ -403,8 +430,7 @@ fn offscreen(w: u32, h: u32, dpr: f64) -> Option<(web_sys::HtmlCanvasElement, Ct
         .ok()?;
     canvas.set_width(w);
     canvas.set_height(h);
-    let ctx: Ctx = canvas.get_context("2d").ok()??.dyn_into().ok()?;
-    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
+    let ctx = context(&canvas, dpr)?;
     Some((canvas, ctx))
 }
 

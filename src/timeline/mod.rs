@@ -74,7 +74,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
         let th = draw::theme();
         let mut s = scratch.borrow_mut();
         let height = f64::from(b.client_height()).min(draw::AXIS_H + paint_scene.height);
-        if let Some((ctx, w)) = prepare(&c, height) {
+        if let Some((ctx, w)) = draw::prepare(&c, height) {
             let overlay = draw::Overlay {
                 top,
                 height,
@@ -83,7 +83,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             };
             draw::frame(&ctx, &paint_scene, &v, w, &overlay, &th, &mut s);
         }
-        if let Some((ctx, w)) = prepare(&o, OVERVIEW_H) {
+        if let Some((ctx, w)) = draw::prepare(&o, OVERVIEW_H) {
             draw::overview(&ctx, &paint_scene, &v, w, OVERVIEW_H, &th, &mut s);
         }
         // The browser benchmark reads how long the last frame took to paint.
@@ -247,7 +247,6 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             moved: false,
         }));
     };
-    let hover_describe = describe.clone();
     let hover_under = poll_under.clone();
     let on_move = move |ev: web_sys::MouseEvent| {
         let (x, y) = pointer(&ev);
@@ -269,7 +268,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
         hover.set(hover_under(x, y).map(|p| Hover {
             x,
             y,
-            text: hover_describe(p),
+            text: describe(p),
         }));
     };
     let on_up = move |ev: web_sys::MouseEvent| {
@@ -478,20 +477,4 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             {move || brush.get().map(|w| view! { <detail::WindowReport state=state scene=window_scene.clone() window=w /> })}
         </section>
     }
-}
-
-/// Sizes a canvas to its CSS width (and `css_height`) at the device's pixel
-/// ratio; its context and CSS width.
-fn prepare(canvas: &web_sys::HtmlCanvasElement, css_height: f64) -> Option<(web_sys::CanvasRenderingContext2d, f64)> {
-    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
-    let css_width = f64::from(canvas.client_width()).max(1.0);
-    let (w, h) = ((css_width * dpr).round() as u32, (css_height * dpr).round() as u32);
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-    }
-    let _ = web_sys::HtmlElement::style(canvas).set_property("height", &format!("{css_height}px"));
-    let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
-    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
-    Some((ctx, css_width))
 }

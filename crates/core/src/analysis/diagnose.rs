@@ -505,9 +505,13 @@ fn verdict(state: CpuState, census: &Census) -> Verdict {
 
 /// Diagnoses the longest polls of one parsed trace file.
 pub fn diagnose(trace: &ParsedTrace, opts: &DiagnoseOptions) -> Diagnosis {
+    diagnose_in(trace, &workers::build(trace, trace.bounds.map_or(0, |b| b.1)), opts)
+}
+
+/// `diagnose` over the trace's timelines, already built.
+pub(crate) fn diagnose_in(trace: &ParsedTrace, tl: &workers::Timelines, opts: &DiagnoseOptions) -> Diagnosis {
     let min_ts = trace.bounds.map(|b| b.0);
-    let tl = workers::build(trace, trace.bounds.map_or(0, |b| b.1));
-    let polls = all_polls(&tl);
+    let polls = all_polls(tl);
     let dist = distribution(&polls);
     let (threshold_ms, threshold_rule) = threshold(opts, dist.as_ref());
     let mut candidates: Vec<(u64, &Poll)> = polls

@@ -112,8 +112,9 @@ pub fn inspect(trace: &ParsedTrace, query: &InspectQuery) -> InspectAnswer {
             let wakes: Vec<u64> = trace.wakes.iter().filter(|w| w.task == task).map(|w| w.ts).collect();
             let mut before: Vec<u64> = wakes.iter().copied().filter(|&t| t <= start).collect();
             before.sort_unstable_by(|a, b| b.cmp(a));
-            let diagnosis = diagnose::diagnose(
+            let diagnosis = diagnose::diagnose_in(
                 trace,
+                &tl,
                 &DiagnoseOptions {
                     task: Some(task),
                     poll_start: Some(start),

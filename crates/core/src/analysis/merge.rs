@@ -275,11 +275,8 @@ impl Acc {
         s.on_cpu_chain_frames += p.setup.on_cpu_chain_frames;
         s.on_cpu_addresses.extend(&p.setup.on_cpu_addresses);
         s.tokio_unstable_false |= p.setup.tokio_unstable_false;
-        for (k, v) in &p.metadata {
-            if let Some(name) = k.strip_prefix("runtime.") {
-                let ids = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
-                self.runtimes.insert(name.to_string(), ids);
-            }
+        for (name, ids) in crate::trace::named_runtimes(&p.metadata) {
+            self.runtimes.insert(name.to_string(), ids);
         }
         self.clock_anchor = self.clock_anchor.or(p.clock_anchor);
         self.incomplete_files += u64::from(p.incomplete);

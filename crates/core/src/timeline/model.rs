@@ -4,12 +4,12 @@
 
 use crate::analysis::workers::Timelines;
 use crate::hashing::FastMap;
-use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, Spans, StrId};
+use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, Spans, StrId, named_runtimes};
 
 /// Span rows below this depth; deeper spans share the last row.
 pub const MAX_SPAN_DEPTH: u8 = 16;
 
-/// A poll duration at or above this is kept in `Polls::long` (the column holds
+/// A duration at or above this is kept in `Durations::long` (the column holds
 /// `u32`, 4.29 s: a hung poll must keep its length).
 const DUR_SATURATED: u32 = u32::MAX;
 
@@ -281,19 +281,6 @@ impl Names<'_> {
     }
 }
 
-/// The runtime each worker belongs to, from `runtime.<name>` = "2,3" metadata.
-fn runtimes(trace: &ParsedTrace) -> FastMap<u64, String> {
-    let mut out = FastMap::default();
-    for (k, v) in &trace.metadata {
-        if let Some(name) = k.strip_prefix("runtime.") {
-            for w in v.split(',').filter_map(|x| x.trim().parse().ok()) {
-                out.insert(w, name.to_string());
-            }
-        }
-    }
-    out
-}
-
 impl FileTimeline {
     /// Built from the analysis' timelines, spans and series of one trace.
     pub fn build(
@@ -316,7 +303,10 @@ impl FileTimeline {
         };
         let mut task_ids: FastMap<u64, u32> = FastMap::default();
         let (mut tasks, mut task_loc) = (Vec::new(), Vec::new());
-        let runtimes = runtimes(trace);
+        // The runtime each worker belongs to.
+        let runtimes: FastMap<u64, &str> = named_runtimes(&trace.metadata)
+            .flat_map(|(name, ids)| ids.into_iter().map(move |w| (w, name)))
+            .collect();
         let mut lanes: Vec<Lane> = tl
             .workers
             .iter()
@@ -332,7 +322,7 @@ impl FileTimeline {
                 }
                 Lane {
                     worker: w,
-                    runtime: runtimes.get(&w).cloned(),
+                    runtime: runtimes.get(&w).map(|name| name.to_string()),
                     polls,
                     parks: wt.parks.iter().map(|p| (p.start, p.end)).collect(),
                     ..Lane::default()

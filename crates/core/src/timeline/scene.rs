@@ -228,15 +228,19 @@ impl Scene {
         })
     }
 
+    fn file_index(&self, file: &str) -> Option<usize> {
+        self.files.iter().position(|t| t.file == file)
+    }
+
     /// Axis interval of `[start, start + dur]` (trace ns) of `file`.
     pub fn stretch(&self, file: &str, start: u64, dur: u64) -> Option<(f64, f64)> {
-        let m = self.maps[self.files.iter().position(|t| t.file == file)?];
+        let m = self.maps[self.file_index(file)?];
         Some((m.axis(start), m.axis(start.saturating_add(dur))))
     }
 
     /// The poll of `file` on `worker` that starts at `start` (trace ns).
     pub fn find_poll(&self, file: &str, worker: u64, start: u64) -> Option<PollRef> {
-        let f = self.files.iter().position(|t| t.file == file)?;
+        let f = self.file_index(file)?;
         let lane = self.files[f].lanes.binary_search_by_key(&worker, |l| l.worker).ok()?;
         let polls = &self.files[f].lanes[lane].polls;
         let poll = polls.start.binary_search(&start).ok()?;

@@ -270,6 +270,15 @@ pub struct ParsedTrace {
     pub bounds: Option<(u64, u64)>,
 }
 
+/// The named runtimes of segment metadata (`runtime.<name>` = "2,3"): each
+/// name and its worker ids.
+pub fn named_runtimes(metadata: &IndexMap<String, String>) -> impl Iterator<Item = (&str, Vec<u64>)> {
+    metadata.iter().filter_map(|(k, v)| {
+        let name = k.strip_prefix("runtime.")?;
+        Some((name, v.split(',').filter_map(|x| x.trim().parse().ok()).collect()))
+    })
+}
+
 impl ParsedTrace {
     pub fn spawn_loc(&self, id: Option<StrId>) -> Option<&str> {
         id.map(|i| self.strings.get(i))
