@@ -91,9 +91,27 @@ fn inspection(p: PollInspection) -> impl IntoView {
         h.wake_count,
         h.poll_count
     );
-    let wakes = (!h.wakes_ms.is_empty()).then(|| {
-        let list: Vec<String> = h.wakes_ms.iter().take(5).map(|&w| ms(w)).collect();
-        view! { <p class="muted">{format!("Last wakes before this poll: {}", list.join(", "))}</p> }
+    // Who woke it: trace strings (spawn locations) only ever as text nodes.
+    let wakes = (!h.wakes.is_empty()).then(|| {
+        let list = h
+            .wakes
+            .iter()
+            .take(5)
+            .map(|w| {
+                let by = match (w.waker, &w.waker_spawn_loc) {
+                    (Some(t), Some(loc)) => format!("by task {t} ({loc})"),
+                    (Some(t), None) => format!("by task {t}"),
+                    (None, _) => "by an unknown waker".to_string(),
+                };
+                view! { <li>{format!("woken {} {by}", ms(w.at_ms))}</li> }
+            })
+            .collect_view();
+        view! {
+            <div class="muted" data-testid="task-wakes">
+                "Last wakes before this poll:"
+                <ul>{list}</ul>
+            </div>
+        }
     });
     let polls = h
         .polls

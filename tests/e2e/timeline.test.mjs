@@ -74,6 +74,8 @@ test('the long-poll flag shows its poll, and the link reopens it', { timeout: 24
   assert.match(await page.locator('[data-testid=poll-detail-loc]').innerText(), /examples\/metrics-service\/src\/main\.rs:334:14$/);
   await page.locator('[data-testid=poll-diagnosis]').waitFor({ timeout: 60_000 });
   assert.match(await page.locator('[data-testid=task-history]').innerText(), /polled \d+ time\(s\)/);
+  // Who woke it: the waker task (and where it was spawned, when known).
+  assert.match(await page.locator('[data-testid=task-wakes]').innerText(), /woken .+ by (task \d+|an unknown waker)/);
   // Zoomed to the poll: its 32.33 ms take a good part of the window.
   const [a, b] = await windowOf(page);
   assert.ok(b - a < 4 * 32_334_125 && b - a > 32_334_125, `window ${a}–${b}`);

@@ -157,6 +157,74 @@ fn inspecting_the_worst_poll_gives_its_task_and_diagnosis_and_a_window_equals_zo
     assert!(z.polls.iter().any(|q| q.dur_ns == worst.dur));
 }
 
+#[test]
+fn a_polls_history_names_the_task_that_woke_it() {
+    use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery, inspect};
+    use d9lens_core::trace::{ParsedTrace, WorkerEventKind};
+    let bytes = common::read("demo-trace.bin");
+    let raw = d9lens_core::container::raw_trace(&bytes, usize::MAX).unwrap();
+    let (trace, failure) = d9lens_core::trace::parse_trace(&raw);
+    assert!(failure.is_none());
+    // Every poll of the trace: (worker, start, end, task).
+    let mut polls = Vec::new();
+    for (&worker, events) in &trace.workers {
+        let mut open = None;
+        for e in events {
+            match e.kind {
+                WorkerEventKind::PollStart { task_id, .. } => open = Some((e.ts, task_id)),
+                WorkerEventKind::PollEnd => {
+                    if let Some((start, task)) = open.take() {
+                        polls.push((worker, start, e.ts, task));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let history_of = |trace: &ParsedTrace, task: u64, after: u64| {
+        let &(worker, start, _, _) = polls
+            .iter()
+            .filter(|p| p.3 == task && p.1 >= after)
+            .min_by_key(|p| p.1)
+            .expect("the woken task is polled after its wake");
+        let InspectAnswer::Poll(p) = inspect(trace, &InspectQuery::Poll { worker, start }) else {
+            panic!("the poll is found")
+        };
+        assert_eq!(p.task_id, task);
+        p.history
+    };
+    let rel = |ts: u64| (ts as f64 - trace.bounds.unwrap().0 as f64) / 1e6;
+    // A wake made from inside a poll of the waker, a task with a spawn location.
+    let wake = trace
+        .wakes
+        .iter()
+        .find(|w| {
+            w.waker != 0
+                && w.waker != w.task
+                && trace.task_spawn_locs.get(&w.waker).is_some_and(Option::is_some)
+                && polls.iter().any(|p| p.3 == w.waker && p.1 <= w.ts && w.ts <= p.2)
+        })
+        .expect("the demo trace records who woke whom");
+    let history = history_of(&trace, wake.task, wake.ts);
+    let named = history
+        .wakes
+        .iter()
+        .find(|w| w.at_ms == rel(wake.ts))
+        .expect("the wake is listed");
+    assert_eq!(named.waker, Some(wake.waker));
+    let loc = trace.spawn_loc(trace.task_spawn_locs[&wake.waker]).unwrap();
+    assert_eq!(named.waker_spawn_loc.as_deref(), Some(loc));
+    assert!(
+        history.wakes.windows(2).all(|w| w[0].at_ms >= w[1].at_ms),
+        "latest first"
+    );
+    // Wakes the trace says nothing about have no waker.
+    let unknown = trace.wakes.iter().find(|w| w.waker == 0).expect("a few");
+    let history = history_of(&trace, unknown.task, unknown.ts);
+    let w = history.wakes.iter().find(|w| w.at_ms == rel(unknown.ts)).unwrap();
+    assert_eq!((w.waker, w.waker_spawn_loc.as_deref()), (None, None));
+}
+
 /// A trace whose spawn location and span name are markup: the e2e tests
 /// drop it (`tests/fixtures/hostile-names.bin`) and expect to read them as text.
 fn hostile_names_trace() -> Vec<u8> {

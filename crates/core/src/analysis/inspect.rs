@@ -5,7 +5,7 @@
 use super::diagnose::{self, DiagnoseOptions, Target};
 use super::workers;
 use super::zoom::{self, Zoom};
-use crate::trace::ParsedTrace;
+use crate::trace::{ParsedTrace, Wake};
 use serde::{Deserialize, Serialize};
 
 /// How many of a task's polls and wakes an answer lists (nearest the poll first).
@@ -54,10 +54,22 @@ pub struct TaskHistory {
     pub terminated_ms: Option<f64>,
     pub wake_count: usize,
     /// The wakes nearest before the poll (latest first).
-    pub wakes_ms: Vec<f64>,
+    pub wakes: Vec<TaskWake>,
     pub poll_count: usize,
     /// The task's polls nearest the inspected one, by start.
     pub polls: Vec<TaskPoll>,
+}
+
+/// One wake of the task: when, and by which task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskWake {
+    /// Relative to the file's first event, ms.
+    pub at_ms: f64,
+    /// The task that woke it (`None`: the trace does not say).
+    pub waker: Option<u64>,
+    /// Where the waker was spawned, when the trace knows it.
+    pub waker_spawn_loc: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,9 +121,20 @@ pub fn inspect(trace: &ParsedTrace, query: &InspectQuery) -> InspectAnswer {
                 .saturating_sub(HISTORY_ITEMS / 2)
                 .min(poll_count.saturating_sub(HISTORY_ITEMS));
             let polls = polls.into_iter().skip(from).take(HISTORY_ITEMS).collect();
-            let wakes: Vec<u64> = trace.wakes.iter().filter(|w| w.task == task).map(|w| w.ts).collect();
-            let mut before: Vec<u64> = wakes.iter().copied().filter(|&t| t <= start).collect();
-            before.sort_unstable_by(|a, b| b.cmp(a));
+            let wake_count = trace.wakes.iter().filter(|w| w.task == task).count();
+            let mut before: Vec<&Wake> = trace.wakes.iter().filter(|w| w.task == task && w.ts <= start).collect();
+            // Latest first; a stable sort keeps file order among equal times.
+            before.sort_by_key(|w| std::cmp::Reverse(w.ts));
+            let wake = |w: &Wake| {
+                let waker = (w.waker != 0).then_some(w.waker);
+                TaskWake {
+                    at_ms: rel(w.ts),
+                    waker,
+                    waker_spawn_loc: waker
+                        .and_then(|id| trace.spawn_loc(trace.task_spawn_locs.get(&id).copied().flatten()))
+                        .map(str::to_string),
+                }
+            };
             let diagnosis = diagnose::diagnose_in(
                 trace,
                 &tl,
@@ -135,8 +158,8 @@ pub fn inspect(trace: &ParsedTrace, query: &InspectQuery) -> InspectAnswer {
                 history: TaskHistory {
                     spawned_ms: trace.task_spawn_times.get(&task).map(|&t| rel(t)),
                     terminated_ms: trace.task_terminate_times.get(&task).map(|&t| rel(t)),
-                    wake_count: wakes.len(),
-                    wakes_ms: before.into_iter().take(HISTORY_ITEMS).map(rel).collect(),
+                    wake_count,
+                    wakes: before.into_iter().take(HISTORY_ITEMS).map(wake).collect(),
                     poll_count,
                     polls,
                 },

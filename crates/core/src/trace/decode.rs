@@ -456,6 +456,7 @@ impl Builder {
                 Wake {
                     ts,
                     task: f.u64_or0(Field::WokenTaskId),
+                    waker: f.u64_or0(Field::WakerTaskId),
                 },
             ),
             Kind::TaskSpawn => {

@@ -39,6 +39,7 @@ pub(super) enum Field {
     TaskId,
     Tid,
     TokioTaskId,
+    WakerTaskId,
     WokenTaskId,
     WorkerId,
 }
@@ -75,6 +76,7 @@ impl Field {
             "task_id" => Field::TaskId,
             "tid" => Field::Tid,
             "dial9.tokio.task_id" => Field::TokioTaskId,
+            "waker_task_id" => Field::WakerTaskId,
             "woken_task_id" => Field::WokenTaskId,
             "worker_id" => Field::WorkerId,
             _ => return None,

@@ -144,11 +144,15 @@ impl WorkerEventKind {
     }
 }
 
-/// A wake of `task` (file order; the waker is not used by any analysis).
+/// A wake of `task` by the task `waker` (file order; 24 bytes, one per wake).
 #[derive(Debug, Clone, Copy)]
 pub struct Wake {
     pub ts: u64,
+    /// The woken task (`woken_task_id`).
     pub task: u64,
+    /// The task that woke it (`waker_task_id`; 0 = unknown, e.g. a wake from
+    /// outside any task or a recorder that does not say).
+    pub waker: u64,
 }
 
 /// `source` of a CPU sample: 0 = periodic on-CPU profile, 1 = scheduler switch (off-CPU).
