@@ -4,6 +4,7 @@ use crate::args::AnalyzeArgs;
 use crate::{output, parallel, two_cores};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
 use d9lens_core::container::{self, Container};
+use d9lens_core::report::Report;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ fn dir_traces(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-fn base_name(p: &Path) -> String {
+pub(crate) fn base_name(p: &Path) -> String {
     p.file_name()
         .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
@@ -62,10 +63,12 @@ fn analyze_each(
     parallel::for_each_ready(files, cores, |f| analyze_path(f, opts, false), |outcome| take(outcome?))
 }
 
-pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
+/// The trace files of command-line paths: files as given, directories'
+/// traces by name; with the last directory's name.
+pub(crate) fn trace_files(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Option<String>), String> {
     let mut files = Vec::new();
     let mut label = None;
-    for p in &args.paths {
+    for p in paths {
         if p.is_dir() {
             files.extend(dir_traces(p)?);
             label = Some(base_name(p));
@@ -75,20 +78,34 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
             return Err(format!("{}: no such file or directory", p.display()));
         }
     }
+    Ok((files, label))
+}
+
+pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
+    let (mut files, label) = trace_files(&args.paths)?;
     if let Some(n) = args.sample {
         files = sample_evenly(&files, n);
     }
-    let mut merger = Merger::new(args.opts.clone()).with_files(files.iter().map(|f| base_name(f)));
-    if let (Some(dir), [_]) = (&label, args.paths.as_slice()) {
-        merger = merger.with_label(format!("{} files in {dir}", files.len()));
+    let label = match (&label, args.paths.as_slice()) {
+        (Some(dir), [_]) => Some(format!("{} files in {dir}", files.len())),
+        _ => None,
+    };
+    output::print_report(merge_files(&files, label, &args.opts)?, &args.opts, args.json)
+}
+
+/// The report of `files`. Partials are folded as they come: memory does not
+/// grow with the file count.
+pub(crate) fn merge_files(files: &[PathBuf], label: Option<String>, opts: &Options) -> Result<Report, String> {
+    let mut merger = Merger::new(opts.clone()).with_files(files.iter().map(|f| base_name(f)));
+    if let Some(label) = label {
+        merger = merger.with_label(label);
     }
-    // Partials are folded as they come: memory does not grow with the file count.
-    analyze_each(&files, &args.opts, |outcome| {
+    analyze_each(files, opts, |outcome| {
         if let Some(err) = outcome.error {
             merger.add_error(err);
         }
         merger.add(outcome.partial);
         Ok(())
     })?;
-    output::print_report(merger.into_report(), &args.opts, args.json)
+    Ok(merger.into_report())
 }

@@ -11,6 +11,10 @@
 //! * `demo-trace/report_render` — the demo partial's report and text (the partial is made once)
 //! * `rotation/merge_render`   — merging the 5 rotation partials, `finish` and text render
 //!   (partials are computed once, outside the timed loop)
+//! * `flamegraph/build`        — the demo's off-CPU flamegraph (7,720 samples, every
+//!   distinct stack; more samples of the same stacks only change weights)
+//! * `flamegraph/frame`        — one frame's nodes at 1,400 px: the whole graph, then
+//!   zoomed into its heaviest path, ten levels down
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use d9lens_core::analysis::{Merger, Options, Partial, analyze_file};
@@ -147,5 +151,30 @@ fn rotation(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, demo, rotation);
+fn flamegraph(c: &mut Criterion) {
+    use d9lens_core::profile::flame::Order;
+    use d9lens_core::report::SampleKind;
+    let opts = Options::default();
+    let mut merger = Merger::new(opts.clone());
+    merger.add(analyze_file("demo-trace.bin", &read("demo-trace.bin"), &opts).partial);
+    let report = merger.finish();
+    let mut g = c.benchmark_group("flamegraph");
+    g.bench_function("build", |b| {
+        b.iter(|| d9lens_core::profile::flamegraph(black_box(&report.profiles), SampleKind::OffCpu, Order::Name))
+    });
+    let graph = d9lens_core::profile::flamegraph(&report.profiles, SampleKind::OffCpu, Order::Heaviest);
+    let mut deep = 0;
+    for _ in 0..10 {
+        deep = graph.first_child(deep).unwrap_or(deep);
+    }
+    g.bench_function("frame", |b| {
+        b.iter(|| {
+            let whole = graph.rects(0, 1400.0, 0.75, 6, 160).len();
+            whole + graph.rects(black_box(deep), 1400.0, 0.75, 6, 160).len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, demo, rotation, flamegraph);
 criterion_main!(benches);

@@ -6,12 +6,14 @@
 pub mod analysis;
 pub mod civil;
 pub mod container;
+pub mod export;
 pub mod fmt;
 pub mod frames;
 pub mod hashing;
 pub mod hdr;
 pub mod inflate;
 mod parallel;
+pub mod profile;
 pub mod report;
 pub mod s3;
 pub mod site;

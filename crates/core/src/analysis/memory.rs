@@ -5,7 +5,7 @@
 use super::stacks::{FrameId, FrameTable, Remap, Symbolizer};
 use crate::hashing::FastMap;
 use crate::hashing::FastSet;
-use crate::report::{AllocSite, Memory, TaskAlloc};
+use crate::report::{AllocSite, Memory, TaskAlloc, Weighted};
 use crate::trace::{ParsedTrace, WorkerEvent, WorkerEventKind};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -149,6 +149,24 @@ impl MemoryAcc {
 
     pub fn trace_sample_rate(&self) -> Option<u64> {
         self.m.trace_sample_rate
+    }
+
+    /// Sampled bytes by call chain (first-occurrence order): the allocation flamegraph.
+    pub fn bytes_by_stack(&self) -> Vec<Weighted> {
+        let mut bytes = vec![0u64; self.m.sites.len()];
+        for s in &self.m.samples {
+            bytes[s.site as usize] += s.size;
+        }
+        self.m
+            .sites
+            .iter()
+            .zip(bytes)
+            .filter(|(_, b)| *b > 0)
+            .map(|(site, weight)| Weighted {
+                weight,
+                stack: site.stack.iter().map(|id| id.index()).collect(),
+            })
+            .collect()
     }
 
     /// `None` when nothing was sampled.

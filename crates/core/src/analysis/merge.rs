@@ -5,9 +5,13 @@ use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::red_flags::{self, FlagCounts};
 use super::stacks::{FrameId, FrameTable, Group, GroupIndex};
 use super::{Options, setup};
-use crate::frames::{diagnose_stack, format_frame};
+use crate::frames::{FrameKind, format_frame, frame_kind};
 use crate::hashing::FastMap;
 use crate::hdr::Histogram;
+use crate::profile::calls;
+use crate::profile::flame;
+use crate::profile::labels::{Label, LabelId, Labeler, Path};
+use crate::profile::origin::Origin;
 use crate::report::*;
 use indexmap::IndexMap;
 use std::collections::{BTreeMap, VecDeque};
@@ -157,6 +161,7 @@ pub(super) struct Acc {
     pub(super) frames: FrameTable,
     pub(super) cpu_groups: GroupIndex,
     pub(super) in_poll_groups: GroupIndex,
+    pub(super) idle_groups: GroupIndex,
     pub(super) in_poll: u64,
     pub(super) idle: u64,
     pub(super) in_poll_by_loc: IndexMap<String, u64>,
@@ -247,6 +252,8 @@ impl Acc {
             .merge(&self.frames, &remap, std::mem::take(&mut p.cpu_groups));
         self.in_poll_groups
             .merge(&self.frames, &remap, std::mem::take(&mut p.in_poll_groups));
+        self.idle_groups
+            .merge(&self.frames, &remap, std::mem::take(&mut p.idle_groups));
         self.in_poll += p.in_poll;
         self.idle += p.idle;
         for (k, v) in &p.in_poll_by_loc {
@@ -377,7 +384,25 @@ impl Acc {
                 .map(|g| g.to_report(&self.frames))
                 .collect()
         };
-        let in_poll_stacks = shown(&std::mem::take(&mut self.in_poll_groups).into_sorted());
+        let in_poll_groups = std::mem::take(&mut self.in_poll_groups).into_sorted();
+        let in_poll_stacks = shown(&in_poll_groups);
+        let in_poll_calls = {
+            let resolved: Vec<Vec<Frame>> = in_poll_groups.iter().map(|g| self.frames.resolve(&g.stack)).collect();
+            calls::by_call(
+                in_poll_groups
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(g, frames)| (g.count, &frames[..], g.at.as_ref())),
+            )
+        };
+        let weighted = |groups: &[Group]| groups.iter().map(Group::weighted).collect();
+        let profiles = Profiles {
+            frames: self.frames.to_vec(),
+            on_cpu: weighted(&cpu_groups),
+            blocking: weighted(&in_poll_groups),
+            idle: weighted(&std::mem::take(&mut self.idle_groups).into_sorted()),
+            alloc_bytes: self.memory.bytes_by_stack(),
+        };
         Report {
             setup: setup::diagnose(
                 &self.setup,
@@ -452,6 +477,7 @@ impl Acc {
                     v
                 },
                 in_poll_stacks,
+                in_poll_calls,
                 sched_wait_workers,
             },
             cpu_hotspots: CpuHotspots {
@@ -469,6 +495,7 @@ impl Acc {
             spans,
             memory,
             red_flags,
+            profiles: std::sync::Arc::new(profiles),
             ..Report::default()
         }
     }
@@ -545,44 +572,38 @@ fn lifecycle(acc: &Acc) -> Lifecycle {
 
 /// Call tree of application frames, outermost caller first, flattened depth-first.
 fn hotspot_tree(groups: &[Group], frames: &FrameTable) -> Vec<HotspotRow> {
-    #[derive(Default)]
-    struct Node {
-        count: u64,
-        self_count: u64,
-        children: IndexMap<String, Node>,
-    }
-    fn flatten(children: IndexMap<String, Node>, depth: u32, out: &mut Vec<HotspotRow>) {
-        let mut v: Vec<(String, Node)> = children.into_iter().collect();
-        v.sort_by_key(|a| std::cmp::Reverse(a.1.count));
-        for (name, n) in v {
-            out.push(HotspotRow {
-                depth,
-                name,
-                count: n.count,
-                self_count: n.self_count,
-            });
-            flatten(n.children, depth + 1, out);
-        }
-    }
-    // Stacks share most frames: each table frame's display text is made once
-    // (keyed by its address in the table, which outlives this function).
-    let mut texts: FastMap<*const Frame, String> = FastMap::default();
-    let mut root = Node::default();
+    // Stacks share most frames: each table frame's display text is made once.
+    let mut ids: FastMap<FrameId, Option<LabelId>> = FastMap::default();
+    let mut labeler = Labeler::default();
+    let mut builder = flame::Builder::new();
+    let mut path = Path::default();
     for g in groups {
-        let app: Vec<&Frame> = diagnose_stack(frames.frames(&g.stack)).app_frames;
-        let mut node = &mut root;
-        for (i, f) in app.iter().enumerate().rev() {
-            let name = texts
-                .entry(std::ptr::from_ref(*f))
-                .or_insert_with(|| format_frame(&f.symbol, f.location.as_deref()));
-            node = node.children.entry(name.clone()).or_default();
-            node.count += g.count;
-            if i == 0 {
-                node.self_count += g.count;
-            }
+        path.labels.clear();
+        for &id in g.stack.iter().rev() {
+            let label = *ids.entry(id).or_insert_with(|| {
+                let f = frames.get(id);
+                (frame_kind(&f.symbol) == FrameKind::App).then(|| {
+                    labeler.intern(Label {
+                        text: format_frame(&f.symbol, f.location.as_deref()).into(),
+                        origin: Origin::App,
+                    })
+                })
+            });
+            path.labels.extend(label);
         }
+        builder.add(g.count, &path);
     }
-    let mut out = Vec::new();
-    flatten(root.children, 0, &mut out);
-    out
+    // Heaviest first, equals in first-seen order: the reference's sort of its Map.
+    let tree = builder.finish(labeler.into_labels(), flame::Order::Heaviest);
+    (1..tree.nodes().len() as u32)
+        .map(|i| {
+            let n = tree.node(i);
+            HotspotRow {
+                depth: n.depth - 1,
+                name: tree.label(i).text.to_string(),
+                count: n.total,
+                self_count: n.self_weight,
+            }
+        })
+        .collect()
 }

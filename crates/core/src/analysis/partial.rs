@@ -112,6 +112,9 @@ pub struct Partial {
     pub frames: FrameTable,
     pub cpu_groups: Vec<Group>,
     pub in_poll_groups: Vec<Group>,
+    /// Off-CPU stacks of parked workers.
+    #[serde(default)]
+    pub idle_groups: Vec<Group>,
     pub in_poll: u64,
     pub idle: u64,
     pub in_poll_by_loc: IndexMap<String, u64>,
@@ -223,6 +226,7 @@ impl Partial {
             task_terminate_times: std::mem::take(&mut trace.task_terminate_times),
             cpu_groups,
             in_poll_groups: off_cpu.groups,
+            idle_groups: off_cpu.idle_groups,
             in_poll: off_cpu.in_poll,
             idle: off_cpu.idle,
             in_poll_by_loc: off_cpu.by_loc,
@@ -375,6 +379,7 @@ struct OffCpuStats {
     idle: u64,
     by_loc: IndexMap<String, u64>,
     groups: Vec<Group>,
+    idle_groups: Vec<Group>,
 }
 
 impl OffCpuStats {
@@ -387,7 +392,7 @@ impl OffCpuStats {
     ) -> Self {
         let (mut in_poll, mut idle) = (0, 0);
         let mut by_loc: IndexMap<String, u64> = IndexMap::new();
-        let mut chains = Vec::new();
+        let (mut chains, mut idle_chains) = (Vec::new(), Vec::new());
         for (i, (s, at)) in trace.samples.iter().zip(&tl.sample_in_poll).enumerate() {
             if s.source != SOURCE_OFF_CPU {
                 continue;
@@ -399,7 +404,10 @@ impl OffCpuStats {
                     let key = loc(*spawn).unwrap_or_else(|| "(unknown spawn location)".into());
                     *by_loc.entry(key).or_default() += 1;
                 }
-                None => idle += 1,
+                None => {
+                    idle += 1;
+                    idle_chains.push(&s.callchain[..]);
+                }
             }
         }
         by_loc.sort_by(|_, a, _, b| b.cmp(a));
@@ -408,6 +416,7 @@ impl OffCpuStats {
             idle,
             by_loc,
             groups: group_chains_at(chains.into_iter(), |i| poll_of(file, tl, &trace.samples[i]), symbolizer),
+            idle_groups: group_chains(idle_chains.into_iter(), symbolizer),
         }
     }
 }

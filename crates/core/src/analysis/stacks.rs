@@ -5,7 +5,7 @@
 //! report.
 
 use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
-use crate::report::{Frame, Moment, StackGroup};
+use crate::report::{Frame, Moment, StackGroup, Weighted};
 use crate::trace::SymbolTable;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -13,6 +13,13 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct FrameId(u32);
+
+impl FrameId {
+    /// Its position in its table (`FrameTable::to_vec`).
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
 
 /// Distinct frames by id. Stacks group by their symbols alone (the
 /// reference's key), so each frame also knows its symbol's class.
@@ -46,6 +53,11 @@ impl FrameTable {
 
     pub fn frames<'a>(&'a self, stack: &'a [FrameId]) -> impl Iterator<Item = &'a Frame> + 'a {
         stack.iter().map(|&id| self.get(id))
+    }
+
+    /// Every frame, by id.
+    pub fn to_vec(&self) -> Vec<Frame> {
+        self.frames.iter().cloned().collect()
     }
 
     pub fn resolve(&self, stack: &[FrameId]) -> Vec<Frame> {
@@ -224,6 +236,13 @@ pub fn group_chains_at<'c, S: Copy>(
 }
 
 impl Group {
+    pub fn weighted(&self) -> Weighted {
+        Weighted {
+            weight: self.count,
+            stack: self.stack.iter().map(|id| id.0).collect(),
+        }
+    }
+
     pub fn to_report(&self, table: &FrameTable) -> StackGroup {
         StackGroup {
             count: self.count,

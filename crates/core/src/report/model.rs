@@ -23,6 +23,9 @@ pub struct Report {
     /// `TRACE SUMMARY: <label>`: a file name, or `N files in DIR`.
     pub label: String,
     pub files: Vec<String>,
+    /// Every stack behind the sections' top lists.
+    #[serde(skip)]
+    pub profiles: Arc<Profiles>,
     pub setup: SetupDiagnostic,
     pub summary: Summary,
     pub workers: Vec<WorkerUtilization>,
@@ -272,8 +275,112 @@ pub struct Blocking {
     pub idle_park: u64,
     pub in_poll_by_location: Vec<LocationCount>,
     pub in_poll_stacks: Vec<StackGroup>,
+    /// In-poll samples grouped by the call that blocked: each stack's
+    /// innermost application frame (d9lens' reading, not the reference's).
+    pub in_poll_calls: Vec<BlockingCall>,
     /// Workers with kernel scheduling waits > 1 ms (shown when there are no off-CPU samples).
     pub sched_wait_workers: Vec<KernelWait>,
+}
+
+/// In-poll samples whose stacks share their innermost application frame
+/// (else their innermost dependency frame, else their leaf).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockingCall {
+    pub frame: Frame,
+    pub count: u64,
+    /// The distinct stacks behind it.
+    pub stacks: u64,
+    /// Its heaviest stack (leaf first).
+    pub heaviest: Vec<Frame>,
+    /// Where its heaviest stack's first sample was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment: Option<Moment>,
+}
+
+/// Which samples a profile weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SampleKind {
+    #[default]
+    OnCpu,
+    /// Off-CPU samples taken inside a poll: a task blocked its worker.
+    Blocking,
+    /// Off-CPU samples of a parked worker: not blocking.
+    Idle,
+    /// Both kinds of off-CPU samples.
+    OffCpu,
+    /// Sampled allocations, weighed in bytes.
+    Alloc,
+}
+
+impl SampleKind {
+    pub const ALL: [SampleKind; 5] = [
+        SampleKind::OnCpu,
+        SampleKind::Blocking,
+        SampleKind::Idle,
+        SampleKind::OffCpu,
+        SampleKind::Alloc,
+    ];
+
+    /// The CLI's and the URL's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleKind::OnCpu => "on-cpu",
+            SampleKind::Blocking => "blocking",
+            SampleKind::Idle => "idle",
+            SampleKind::OffCpu => "off-cpu",
+            SampleKind::Alloc => "alloc",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SampleKind> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// What one unit of weight is.
+    pub fn unit(self) -> &'static str {
+        match self {
+            SampleKind::Alloc => "bytes",
+            _ => "samples",
+        }
+    }
+}
+
+/// Every sampled stack of the selection (the report's lists keep only the
+/// top ones), for flamegraphs and exports: stacks of indexes into `frames`,
+/// leaf first, with their weight, heaviest first. Not serialized: the page
+/// and the CLI build it in place from the merge.
+#[derive(Debug, Clone, Default)]
+pub struct Profiles {
+    pub frames: Vec<Frame>,
+    pub on_cpu: Vec<Weighted>,
+    pub blocking: Vec<Weighted>,
+    pub idle: Vec<Weighted>,
+    pub alloc_bytes: Vec<Weighted>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Weighted {
+    pub weight: u64,
+    pub stack: Vec<u32>,
+}
+
+impl Profiles {
+    pub fn stacks(&self, kind: SampleKind) -> impl Iterator<Item = &Weighted> {
+        let (a, b): (&[Weighted], &[Weighted]) = match kind {
+            SampleKind::OnCpu => (&self.on_cpu, &[]),
+            SampleKind::Blocking => (&self.blocking, &[]),
+            SampleKind::Idle => (&self.idle, &[]),
+            SampleKind::OffCpu => (&self.blocking, &self.idle),
+            SampleKind::Alloc => (&self.alloc_bytes, &[]),
+        };
+        a.iter().chain(b)
+    }
+
+    pub fn total(&self, kind: SampleKind) -> u64 {
+        self.stacks(kind).map(|w| w.weight).sum()
+    }
 }
 
 /// Samples that share one stack.

@@ -6,6 +6,7 @@ use crate::analysis::Options;
 use crate::fmt::{fmt_dur, grouped, pct, to_fixed};
 use crate::frames::{FrameKind, diagnose_stack, format_frame, frame_kind};
 use crate::hashing::FastMap;
+use crate::profile::origin::is_kernel_address;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -242,7 +243,7 @@ fn summary(o: &mut Out, r: &Report, improved: bool) {
     }
 
     lifecycle(o, &r.lifecycle);
-    blocking(o, r);
+    blocking(o, r, improved);
     hotspots(o, &r.cpu_hotspots);
 
     o.section("QUEUE DEPTH");
@@ -413,7 +414,7 @@ fn lifecycle(o: &mut Out, l: &Lifecycle) {
     }
 }
 
-fn blocking(o: &mut Out, r: &Report) {
+fn blocking(o: &mut Out, r: &Report, improved: bool) {
     let b = &r.blocking;
     o.section("BLOCKING CALLS (scheduling/off-CPU samples)");
     if b.off_cpu_samples == 0 {
@@ -450,29 +451,63 @@ fn blocking(o: &mut Out, r: &Report) {
                 c.loc
             ));
         }
-        o.line("\n  IN-POLL blocking call stacks:");
-        for g in b.in_poll_stacks.iter().take(10) {
-            let d = diagnose_stack(&g.frames);
-            let leaf = g.frames.first().map_or("(unknown)".into(), display);
-            o.line(format!(
-                "  {:>5} samples ({}%) — leaf: {leaf}",
-                g.count,
-                pct(g.count as f64, b.in_poll as f64, 1)
-            ));
-            if let Some(f) = d.blocker {
-                o.line(format!("         blocked by: {} (kernel)", f.symbol));
-            }
-            if let Some(f) = d.syscall {
-                o.line(format!("         syscall:    {}", display(f)));
-            }
-            if let Some(f) = d.trigger {
-                o.line(format!("         called from: {}", display(f)));
+        if improved {
+            blocking_calls(o, b);
+        } else {
+            o.line("\n  IN-POLL blocking call stacks:");
+            for g in b.in_poll_stacks.iter().take(10) {
+                let d = diagnose_stack(&g.frames);
+                let leaf = g.frames.first().map_or("(unknown)".into(), display);
+                o.line(format!(
+                    "  {:>5} samples ({}%) — leaf: {leaf}",
+                    g.count,
+                    pct(g.count as f64, b.in_poll as f64, 1)
+                ));
+                if let Some(f) = d.blocker {
+                    o.line(format!("         blocked by: {} (kernel)", f.symbol));
+                }
+                if let Some(f) = d.syscall {
+                    o.line(format!("         syscall:    {}", display(f)));
+                }
+                if let Some(f) = d.trigger {
+                    o.line(format!("         called from: {}", display(f)));
+                }
             }
         }
     }
     o.line("\n  Caveat: an async lock wait (lock().await) ends the poll, so its off-CPU time");
     o.line("          is counted as idle-park, not in-poll. The IN-POLL bucket captures");
     o.line("          synchronous blocking but not .await-style async lock waits. To see async lock wait, consider enabling task dumps");
+}
+
+/// In-poll samples by the call that blocked (the innermost application
+/// frame), each with what its heaviest stack blocked in.
+fn blocking_calls(o: &mut Out, b: &Blocking) {
+    o.line("\n  IN-POLL blocking by call (innermost application frame):");
+    for c in b.in_poll_calls.iter().take(10) {
+        let stacks = if c.stacks == 1 {
+            String::new()
+        } else {
+            format!(", {} stacks", c.stacks)
+        };
+        o.line(format!(
+            "  {:>5} samples ({}%{stacks}) — {}",
+            c.count,
+            pct(c.count as f64, b.in_poll as f64, 1),
+            display(&c.frame)
+        ));
+        // The leaf, unresolved kernel addresses read as one frame.
+        let user = c.heaviest.iter().find(|f| !is_kernel_address(&f.symbol));
+        let leaf = match (c.heaviest.first(), user) {
+            (Some(f), Some(u)) if is_kernel_address(&f.symbol) => format!("[kernel] under {}", display(u)),
+            (Some(f), _) if is_kernel_address(&f.symbol) => "[kernel]".to_string(),
+            (Some(f), _) => display(f),
+            (None, _) => continue,
+        };
+        if !std::ptr::eq(c.heaviest.first().unwrap_or(&c.frame), &c.frame) && c.heaviest.first() != Some(&c.frame) {
+            o.line(format!("         blocked in: {leaf}"));
+        }
+    }
 }
 
 fn hotspots(o: &mut Out, h: &CpuHotspots) {

@@ -1,0 +1,148 @@
+//! `d9lens export`: traces in other tools' formats, on stdout or into a file.
+//!
+//! `chrome`: a Chrome trace (`d9lens_core::export::chrome`) of every file on
+//! one axis, for Perfetto UI and chrome://tracing. `folded`: the files'
+//! merged stacks of one kind of samples (`profile::folded`), for inferno,
+//! flamegraph.pl and speedscope.
+
+use crate::analyze::{base_name, merge_files, trace_files};
+use crate::diagnose::load;
+use crate::parallel;
+use d9lens_core::analysis::Options;
+use d9lens_core::export::chrome::{ChromeFile, write_chrome};
+use d9lens_core::profile::folded::write_folded;
+use d9lens_core::report::SampleKind;
+use std::fs::File;
+use std::io::{BufWriter, ErrorKind};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Chrome,
+    Folded,
+}
+
+#[derive(Debug)]
+pub struct ExportArgs {
+    pub paths: Vec<PathBuf>,
+    pub format: Format,
+    pub samples: Option<SampleKind>,
+    /// None: stdout.
+    pub out: Option<PathBuf>,
+}
+
+impl ExportArgs {
+    pub fn parse(args: &[String]) -> Result<ExportArgs, String> {
+        let (mut paths, mut format, mut samples, mut out) = (Vec::new(), None, None, None);
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
+            match a.as_str() {
+                "--format" => {
+                    format = Some(match value()?.as_str() {
+                        "chrome" => Format::Chrome,
+                        "folded" => Format::Folded,
+                        v => return Err(format!("--format: chrome or folded, not {v}")),
+                    })
+                }
+                "--samples" => {
+                    let v = value()?;
+                    samples = Some(SampleKind::parse(v).ok_or_else(|| {
+                        let names: Vec<&str> = SampleKind::ALL.iter().map(|k| k.name()).collect();
+                        format!("--samples: one of {}, not {v}", names.join(", "))
+                    })?)
+                }
+                "-o" | "--output" => out = Some(PathBuf::from(value()?)),
+                flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
+                path => paths.push(PathBuf::from(path)),
+            }
+        }
+        let format = format.ok_or("export needs --format chrome|folded")?;
+        if paths.is_empty() {
+            return Err("export needs at least one trace file or directory".into());
+        }
+        if samples.is_some() && format != Format::Folded {
+            return Err("--samples is for --format folded".into());
+        }
+        Ok(ExportArgs {
+            paths,
+            format,
+            samples,
+            out,
+        })
+    }
+}
+
+pub fn run(args: &ExportArgs) -> Result<ExitCode, String> {
+    if args.format == Format::Folded {
+        return folded(args);
+    }
+    let (files, _) = trace_files(&args.paths)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (mut exported, mut failed) = (Vec::with_capacity(files.len()), false);
+    // Each thread decodes one file at a time and keeps only its timeline and flows.
+    parallel::for_each_ready(
+        &files,
+        cores,
+        |f| {
+            let (trace, clean) = load(f)?;
+            Ok((ChromeFile::from_trace(&base_name(f), trace), clean))
+        },
+        |done: Result<(ChromeFile, bool), String>| {
+            match done {
+                Ok((file, clean)) => {
+                    failed |= !clean;
+                    exported.push(file);
+                }
+                Err(e) => {
+                    eprintln!("d9lens: {e}");
+                    failed = true;
+                }
+            }
+            Ok::<(), String>(())
+        },
+    )?;
+    // Files are written in time order, whichever finished first.
+    write_out(args, |w| write_chrome(&exported, w))?;
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Folded stacks of every file merged, as `analyze` merges them.
+fn folded(args: &ExportArgs) -> Result<ExitCode, String> {
+    let (files, _) = trace_files(&args.paths)?;
+    let report = merge_files(&files, None, &Options::default())?;
+    for err in &report.errors {
+        eprintln!("d9lens: {}: {}", err.file, err.message);
+    }
+    let kind = args.samples.unwrap_or_default();
+    write_out(args, |w| write_folded(w, &report.profiles, kind))?;
+    Ok(if report.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Writes to `-o`'s file or stdout; a closed pipe (`| head`) is not an error.
+fn write_out(
+    args: &ExportArgs,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    match &args.out {
+        Some(path) => {
+            let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut w = BufWriter::new(file);
+            write(&mut w)
+                .and_then(|()| std::io::Write::flush(&mut w))
+                .map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => {
+            let mut w = BufWriter::new(std::io::stdout().lock());
+            match write(&mut w).and_then(|()| std::io::Write::flush(&mut w)) {
+                Err(e) if e.kind() != ErrorKind::BrokenPipe => Err(format!("writing the output: {e}")),
+                _ => Ok(()),
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Flamegraphs, folded stacks and blocking calls on the real fixtures: every
+//! profile weighs exactly what the report counts.
+
+mod common;
+use common::*;
+use d9lens_core::analysis::Options;
+use d9lens_core::frames::format_frame;
+use d9lens_core::profile::flame::Order;
+use d9lens_core::profile::flamegraph;
+use d9lens_core::profile::folded::write_folded;
+use d9lens_core::profile::labels::KERNEL;
+use d9lens_core::profile::origin::is_kernel_address;
+use d9lens_core::report::{Report, SampleKind};
+
+fn expected(r: &Report, kind: SampleKind) -> u64 {
+    match kind {
+        SampleKind::OnCpu => r.summary.on_cpu_sample_count,
+        SampleKind::Blocking => r.blocking.in_poll,
+        SampleKind::Idle => r.blocking.idle_park,
+        SampleKind::OffCpu => r.summary.off_cpu_sample_count,
+        SampleKind::Alloc => r.memory.as_ref().map_or(0, |m| m.total_alloc_bytes),
+    }
+}
+
+#[test]
+fn every_profile_weighs_what_the_report_counts() {
+    let mut files: Vec<Vec<&str>> = SINGLE_FILES.iter().map(|f| vec![*f]).collect();
+    files.push(ROTATION.to_vec());
+    for rels in files {
+        let r = analyze(&rels, &Options::default(), None);
+        for kind in SampleKind::ALL {
+            let want = expected(&r, kind);
+            for order in [Order::Name, Order::Heaviest] {
+                let g = flamegraph(&r.profiles, kind, order);
+                assert_eq!(g.total(), want, "{rels:?} {kind:?} flamegraph");
+                // Children never weigh more than their parent.
+                for (i, n) in g.nodes().iter().enumerate() {
+                    let children: u64 = (i as u32 + 1..n.end)
+                        .filter(|&c| g.node(c).parent == i as u32)
+                        .map(|c| g.node(c).total)
+                        .sum();
+                    assert_eq!(children + n.self_weight, n.total, "{rels:?} {kind:?} node {i}");
+                }
+            }
+            let mut out = Vec::new();
+            write_folded(&mut out, &r.profiles, kind).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let sum: u64 = text
+                .lines()
+                .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+                .sum();
+            assert_eq!(sum, want, "{rels:?} {kind:?} folded");
+        }
+    }
+}
+
+#[test]
+fn blocking_calls_are_named_by_the_application_frame() {
+    let r = analyze(&["blocking.bin"], &Options::default(), None);
+    let b = &r.blocking;
+    assert_eq!(b.in_poll_calls.iter().map(|c| c.count).sum::<u64>(), b.in_poll);
+    let lookup = b
+        .in_poll_calls
+        .iter()
+        .find(|c| &*c.frame.symbol == "legacy_sync_lookup")
+        .expect("legacy_sync_lookup blocks");
+    assert_eq!(
+        format_frame(&lookup.frame.symbol, lookup.frame.location.as_deref()),
+        "legacy_sync_lookup workload.rs:108"
+    );
+    assert_eq!(lookup.count, 36);
+    assert!(lookup.moment.is_some());
+    // The flamegraph's search finds the same share.
+    let g = flamegraph(&r.profiles, SampleKind::Blocking, Order::Name);
+    assert_eq!(g.search("legacy_sync_lookup").weight, 36);
+
+    // dial9's demo: every stack ends in kernel addresses; none names a group,
+    // and the flamegraph shows them as one frame with its addresses.
+    let r = analyze(&["demo-trace.bin"], &Options::default(), None);
+    let calls = &r.blocking.in_poll_calls;
+    assert!(!calls.is_empty());
+    assert!(calls.iter().all(|c| !is_kernel_address(&c.frame.symbol)));
+    assert_eq!(
+        &*calls[0].frame.symbol,
+        "<dial9_perf_self_profile::memory_profiling::allocator::Dial9Allocator<A> as core::alloc::global::GlobalAlloc>::dealloc"
+    );
+    let g = flamegraph(&r.profiles, SampleKind::Blocking, Order::Heaviest);
+    let kernel: Vec<u32> = (0..g.nodes().len() as u32)
+        .filter(|&i| &*g.label(i).text == KERNEL)
+        .collect();
+    assert!(!kernel.is_empty());
+    assert!(kernel.iter().all(|&i| !g.kernel_addresses(i).is_empty()));
+    assert!((0..g.nodes().len() as u32).all(|i| !is_kernel_address(&g.label(i).text)));
+}
