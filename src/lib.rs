@@ -5,10 +5,12 @@
 pub mod app;
 pub mod assets;
 pub mod cache;
+pub mod canvas;
 pub mod clock;
 pub mod discovery;
 pub mod drop_zone;
 pub mod errors;
+pub mod flame;
 pub mod frame_text;
 pub mod progress;
 pub mod protocol;

@@ -1,7 +1,8 @@
 //! BLOCKING CALLS (scheduling/off-CPU samples).
 
 use super::stack::stack_groups;
-use super::widgets::{DataTable, Section, bar, stat};
+use super::widgets::{DataTable, Section, bar, show_on_timeline, stat};
+use crate::frame_text::frame_text;
 use d9lens_core::fmt::{pct, to_fixed};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
@@ -12,6 +13,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
         let in_poll = b.in_poll;
         let by_loc = b.in_poll_by_location.clone();
         let stacks = b.in_poll_stacks.clone();
+        let calls = b.in_poll_calls.clone();
         let waits = b.sched_wait_workers.clone();
         let body = if b.off_cpu_samples == 0 {
             view! {
@@ -67,6 +69,27 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                                             <td class="bar-col">{bar(share)}</td>
                                             <td class="num">{format!("{}%", pct(c.count as f64, in_poll as f64, 1))}</td>
                                             <td class="loc">{c.loc}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()}
+                        </DataTable>
+                        <h3>"In-poll blocking by call"</h3>
+                        <p class="note">"Each stack named by its innermost application frame: the line of your code that made the blocking call."</p>
+                        <DataTable columns=&[("Samples", "num"), ("Share", "bar-col"), ("%", "num"), ("Call", ""), ("Stacks", "num"), ("", "")]>
+                            {calls
+                                .into_iter()
+                                .take(10)
+                                .map(|c| {
+                                    let share = c.count as f64 / in_poll as f64 * 100.0;
+                                    view! {
+                                        <tr data-testid="blocking-call">
+                                            <td class="num">{c.count.to_string()}</td>
+                                            <td class="bar-col">{bar(share)}</td>
+                                            <td class="num">{format!("{}%", pct(c.count as f64, in_poll as f64, 1))}</td>
+                                            <td class="loc">{frame_text(&c.frame)}</td>
+                                            <td class="num">{c.stacks.to_string()}</td>
+                                            <td>{show_on_timeline(c.moment)}</td>
                                         </tr>
                                     }
                                 })

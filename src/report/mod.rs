@@ -20,6 +20,7 @@ mod summary;
 mod widgets;
 mod workers;
 
+use crate::flame::FlamePanel;
 use crate::session::AppState;
 use crate::timeline::TimelinePanel;
 use d9lens_core::report::Report;
@@ -48,6 +49,7 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
                     .then(|| {
                         let r = &*rest;
                         view! {
+                            <FlamePanel report=rest.clone() />
                             {red_flags::view(r)}
                             {summary::view(r)}
                             {setup::view(r)}

@@ -2,11 +2,11 @@
 //! (`timeline::poll_marks` and friends, a bounded number of marks per lane
 //! whatever the zoom); this only turns marks into rectangles, batched by colour.
 
+use crate::canvas::{offscreen, pixel_ratio};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::timeline::{
     self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, poll_marks, span_marks, tick_marks,
 };
-use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
 /// The time axis above the rows, CSS pixels.
@@ -29,9 +29,7 @@ pub struct Theme {
 }
 
 pub fn theme() -> Theme {
-    let dark = web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches());
+    let dark = crate::canvas::dark_mode();
     if dark {
         Theme {
             muted: "#98a3b3",
@@ -392,46 +390,6 @@ pub fn overview(ctx: &Ctx, scene: &Scene, view: &View, width: f64, height: f64, 
     ctx.set_stroke_style_str(th.counter);
     ctx.set_line_width(1.0);
     ctx.stroke_rect(x0 + 0.5, 0.5, (x1 - x0).max(2.0) - 1.0, height - 1.0);
-}
-
-/// Device pixels per CSS pixel.
-fn pixel_ratio() -> f64 {
-    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0)
-}
-
-/// A canvas' 2D context, drawing in CSS pixels at `dpr` device pixels each.
-fn context(canvas: &web_sys::HtmlCanvasElement, dpr: f64) -> Option<Ctx> {
-    let ctx: Ctx = canvas.get_context("2d").ok()??.dyn_into().ok()?;
-    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
-    Some(ctx)
-}
-
-/// Sizes a canvas to its CSS width (and `css_height`) at the device's pixel
-/// ratio; its context and CSS width.
-pub fn prepare(canvas: &web_sys::HtmlCanvasElement, css_height: f64) -> Option<(Ctx, f64)> {
-    let dpr = pixel_ratio();
-    let css_width = f64::from(canvas.client_width()).max(1.0);
-    let (w, h) = ((css_width * dpr).round() as u32, (css_height * dpr).round() as u32);
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-    }
-    let _ = web_sys::HtmlElement::style(canvas).set_property("height", &format!("{css_height}px"));
-    Some((context(canvas, dpr)?, css_width))
-}
-
-/// A canvas outside the page, `w` × `h` device pixels, drawn in CSS pixels.
-fn offscreen(w: u32, h: u32, dpr: f64) -> Option<(web_sys::HtmlCanvasElement, Ctx)> {
-    let canvas: web_sys::HtmlCanvasElement = web_sys::window()?
-        .document()?
-        .create_element("canvas")
-        .ok()?
-        .dyn_into()
-        .ok()?;
-    canvas.set_width(w);
-    canvas.set_height(h);
-    let ctx = context(&canvas, dpr)?;
-    Some((canvas, ctx))
 }
 
 /// Every lane of every file at full extent, one thin row each.

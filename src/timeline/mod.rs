@@ -74,7 +74,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
         let th = draw::theme();
         let mut s = scratch.borrow_mut();
         let height = f64::from(b.client_height()).min(draw::AXIS_H + paint_scene.height);
-        if let Some((ctx, w)) = draw::prepare(&c, height) {
+        if let Some((ctx, w)) = crate::canvas::prepare(&c, height) {
             let overlay = draw::Overlay {
                 top,
                 height,
@@ -83,7 +83,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             };
             draw::frame(&ctx, &paint_scene, &v, w, &overlay, &th, &mut s);
         }
-        if let Some((ctx, w)) = draw::prepare(&o, OVERVIEW_H) {
+        if let Some((ctx, w)) = crate::canvas::prepare(&o, OVERVIEW_H) {
             draw::overview(&ctx, &paint_scene, &v, w, OVERVIEW_H, &th, &mut s);
         }
         // The browser benchmark reads how long the last frame took to paint.

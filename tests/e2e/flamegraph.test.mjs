@@ -1,0 +1,108 @@
+// End-to-end: the flamegraphs of the built page in headless Chromium — the
+// blocking flamegraph's search against the text report's share, blocking
+// calls named by the application frame, the on-CPU root against the report's
+// sample count, zoom and breadcrumbs from the keyboard, and the folded download.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPORT_TIMEOUT, assertClean, fixtures, openPage as open, out, root, startBrowser } from './browser.mjs';
+
+let browser;
+
+before(async () => {
+  browser = await startBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+const openPage = (url = browser.baseUrl) => open(browser.context, url);
+const cli = (...args) => execFileSync(path.join(root, 'target/debug/d9lens'), args, { maxBuffer: 1 << 28 }).toString();
+
+/** How many distinct colours a canvas shows (sampled). */
+const colours = (canvas) =>
+  canvas.evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 4 * 53) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return seen.size;
+  });
+
+test('blocking.bin: the search finds legacy_sync_lookup with the text report share', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'blocking.bin'));
+  const flame = page.locator('[data-testid=section-flamegraph]');
+  await flame.waitFor({ timeout: REPORT_TIMEOUT });
+  await flame.locator('[data-testid=flame-kind][data-kind=blocking]').click();
+  const canvas = flame.locator('[data-testid=flame-canvas]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=flame-canvas]').dataset.kind === 'blocking');
+  // The text report names the group by the function and gives its share.
+  const text = cli('analyze', path.join(fixtures, 'blocking.bin'));
+  const line = text.split('\n').find((l) => /samples \(.*\) — legacy_sync_lookup workload\.rs:108$/.test(l));
+  assert.ok(line, 'the text report has a legacy_sync_lookup group');
+  const [, count, share] = line.match(/(\d+) samples \(([\d.]+)%/);
+  assert.equal(await canvas.getAttribute('data-root-total'), '143');
+  await flame.locator('[data-testid=flame-search]').fill('legacy_sync_lookup');
+  const match = flame.locator('[data-testid=flame-match]');
+  await match.waitFor();
+  assert.equal(await match.getAttribute('data-weight'), count);
+  assert.match(await match.innerText(), new RegExp(`^${count} of 143 samples \\(${share.replace('.', '\\.')}%\\)`));
+  assert.ok((await colours(canvas)) > 4);
+  await flame.screenshot({ path: path.join(out, 'flamegraph-blocking.png') });
+  // The blocking section names each group by the call that blocked, never a kernel address.
+  const calls = await page.locator('[data-testid=section-blocking] [data-testid=blocking-call]').evaluateAll((rows) =>
+    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.innerText.trim())),
+  );
+  const lookup = calls.find((c) => c[3] === 'legacy_sync_lookup workload.rs:108');
+  assert.deepEqual(lookup?.slice(0, 1).concat(lookup?.[2]), [count, `${share}%`]);
+  assert.ok(calls.every((c) => !/^0x/.test(c[3])), JSON.stringify(calls));
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by keyboard', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.click('[data-testid=open-demo]');
+  const flame = page.locator('[data-testid=section-flamegraph]');
+  await flame.waitFor({ timeout: REPORT_TIMEOUT });
+  const report = JSON.parse(cli('analyze', path.join(fixtures, 'demo-trace.bin'), '--json'));
+  const canvas = flame.locator('[data-testid=flame-canvas]');
+  assert.equal(await canvas.getAttribute('data-kind'), 'on-cpu');
+  assert.equal(await canvas.getAttribute('data-root-total'), String(report.summary.onCpuSampleCount));
+  assert.ok((await colours(canvas)) > 5);
+  const crumbs = flame.locator('[data-testid=flame-crumb]');
+  assert.equal(await crumbs.count(), 1);
+  assert.equal(await canvas.getAttribute('data-focus'), 'all');
+  // Walk down twice, zoom in, and the path grows by two.
+  await canvas.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  const picked = await flame.locator('[data-testid=flame-selected] strong').innerText();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((t) => document.querySelector('[data-testid=flame-canvas]').dataset.focus === t, picked);
+  assert.equal(await crumbs.count(), 3);
+  assert.equal(await crumbs.last().innerText(), picked);
+  await flame.screenshot({ path: path.join(out, 'flamegraph-demo.png') });
+  // Escape zooms out one level; the first crumb goes back to the whole graph.
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=flame-crumb]').length === 2);
+  await crumbs.first().focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=flame-canvas]').dataset.focus === 'all');
+  // Hovering a frame says its share.
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + 27);
+  assert.match(await flame.locator('[data-testid=flame-tooltip]').innerText(), /total \d+ samples \([\d.]+%\)/);
+  // The folded download weighs what the graph does.
+  const [download] = await Promise.all([page.waitForEvent('download'), flame.locator('[data-testid=flame-download]').click()]);
+  const folded = fs.readFileSync(await download.path(), 'utf8');
+  const sum = folded.trim().split('\n').reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  assert.equal(sum, report.summary.onCpuSampleCount);
+  assert.equal(download.suggestedFilename(), 'on-cpu.folded.txt');
+  await assertClean(page, problems);
+  await page.close();
+});
