@@ -18,6 +18,12 @@
 //       the timeline of COPIES copies of the demo trace (~100k polls each):
 //       paint time of each pan/zoom frame, p50/p95, and bytes per poll.
 //
+//   node scripts/bench-browser.mjs flame [COPIES=15] [STEPS=100]
+//       the flamegraph of COPIES copies of the demo trace's idle-park samples
+//       (6,764 each): from the click on "Idle parking" to the frame that shows
+//       it (the graph's build and first paint, timed in the page), then STEPS
+//       keyboard zooms in and out (ArrowDown + Enter, Escape), paint per frame.
+//
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
 //       × 20 hosts, two boots each, busy and quiet hosts) served as ListObjectsV2
@@ -208,6 +214,62 @@ async function timelineBench(copies, steps) {
   }
 }
 
+async function flameBench(copies, steps) {
+  const demoTrace = path.join(root, 'tests/fixtures/demo-trace.bin');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-flame-'));
+  const files = Array.from({ length: copies }, (_, i) => {
+    const f = path.join(dir, `demo-${String(i).padStart(2, '0')}.bin`);
+    fs.copyFileSync(demoTrace, f);
+    return f;
+  });
+  try {
+    await withBrowser(async (context, url) => {
+      const page = await context.newPage();
+      await page.setViewportSize({ width: 1400, height: 1000 });
+      await page.goto(url);
+      await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
+      await page.waitForTimeout(1500);
+      await page.setInputFiles('[data-testid=file-input]', files);
+      const flame = page.locator('[data-testid=section-flamegraph]');
+      await flame.waitFor({ timeout: 600_000 });
+      await page.waitForTimeout(500);
+      const shown = await page.evaluate(async () => {
+        const s = document.querySelector('[data-testid=section-flamegraph]');
+        const c = document.querySelector('[data-testid=flame-canvas]');
+        const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+        const t0 = performance.now();
+        s.querySelector('[data-kind=idle]').click();
+        while (c.dataset.kind !== 'idle') await nextFrame();
+        const t1 = await nextFrame();
+        return { samples: Number(c.dataset.rootTotal), wall: t1 - t0, build: Number(s.dataset.buildMs), paint: Number(s.dataset.paintMs) };
+      });
+      const frames = await page.evaluate(async (n) => {
+        const s = document.querySelector('[data-testid=section-flamegraph]');
+        const c = document.querySelector('[data-testid=flame-canvas]');
+        const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+        const key = (k) => c.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
+        const out = [];
+        for (let i = 0; i < n; i++) {
+          if (i % 6 < 3) {
+            key('ArrowDown');
+            key('Enter');
+          } else key('Escape');
+          await nextFrame();
+          out.push(Number(s.dataset.paintMs));
+        }
+        return out;
+      }, steps);
+      const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+      console.log(`${copies} × demo-trace.bin: idle-park flamegraph of ${shown.samples} samples`);
+      console.log(`click → shown ${shown.wall.toFixed(1)} ms (build ${shown.build.toFixed(1)} ms, first paint ${shown.paint.toFixed(1)} ms)`);
+      console.log(`${steps} zoom frames: paint p50 ${pct(frames, 50).toFixed(2)} ms, p95 ${pct(frames, 95).toFixed(2)} ms, max ${Math.max(...frames).toFixed(2)} ms`);
+      await page.close();
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** `count` segment keys in S3's (lexicographic) listing order, with sizes. */
 function generateBucket(count) {
   const SERVICES = 10;
@@ -374,6 +436,7 @@ async function listing(keys, runs) {
 if (mode === 'demo') await demo(Number(args[0] ?? 5));
 else if (mode === 'listing') await listing(Number(args[0] ?? 100_000), Number(args[1] ?? 3));
 else if (mode === 'timeline') await timelineBench(Number(args[0] ?? 10), Number(args[1] ?? 200));
+else if (mode === 'flame') await flameBench(Number(args[0] ?? 15), Number(args[1] ?? 100));
 else {
   console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS] | timeline [COPIES] [STEPS]');
   process.exit(2);

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod canvas;
 pub mod clock;
 pub mod discovery;
+pub mod download;
 pub mod drop_zone;
 pub mod errors;
 pub mod flame;

@@ -95,6 +95,8 @@ pub struct AppState {
     pub rows: RwSignal<Vec<FileRow>>,
     pub errors: RwSignal<Vec<FileError>>,
     pub report: RwSignal<Option<Arc<Report>>>,
+    /// A report kept to compare the next ones with ("A").
+    pub baseline: RwSignal<Option<Arc<Report>>>,
     /// The timeline of the run's files, set with the report.
     pub scene: RwSignal<Option<Arc<Scene>>>,
     pub running: RwSignal<bool>,
@@ -145,6 +147,7 @@ impl AppState {
             rows: RwSignal::new(Vec::new()),
             errors: RwSignal::new(Vec::new()),
             report: RwSignal::new(None),
+            baseline: RwSignal::new(None),
             scene: RwSignal::new(None),
             running: RwSignal::new(false),
             stats: RwSignal::new(None),

@@ -67,7 +67,10 @@ pub fn frame(ctx: &Ctx, p: &Paint<'_>, width: f64, height: f64) {
             .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
         let dimmed = p.search.is_some_and(|s| !s.hits[r.node as usize]);
         ctx.set_global_alpha(if dimmed { 0.35 } else { 1.0 });
-        ctx.set_fill_style_str(colour(label.origin, p.dark, hash % 2 == 1));
+        match p.graph.change(r.node) {
+            Some(c) => ctx.set_fill_style_str(&change_colour(c.after - c.before, p.dark)),
+            None => ctx.set_fill_style_str(colour(label.origin, p.dark, hash % 2 == 1)),
+        }
         // Whole pixels, a pixel's gap between neighbours when wide enough.
         let (x, y) = (r.x.floor(), f64::from(r.row) * ROW_H);
         let w = (r.x + r.width).floor() - x;
@@ -87,6 +90,21 @@ pub fn frame(ctx: &Ctx, p: &Paint<'_>, width: f64, height: f64) {
         let y = f64::from(r.row) * ROW_H;
         ctx.stroke_rect(r.x.floor() + 1.0, y + 1.0, (r.width - 2.0).max(1.0), ROW_H - 3.0);
     }
+}
+
+/// A differential node: red for a grown share, blue for a shrunk one, the
+/// stronger the larger the move (full at ten points of the samples).
+fn change_colour(delta: f64, dark: bool) -> String {
+    let t = (delta.abs() / 0.10).sqrt().min(1.0);
+    let (base, full) = if dark { (70.0, 200.0) } else { (235.0, 255.0) };
+    let fade = |from: f64, to: f64| (from + (to - from) * t).round() as u8;
+    let (r, g, b) = match (delta > 0.0, dark) {
+        (true, false) => (full as u8, fade(base, 90.0), fade(base, 90.0)),
+        (true, true) => (fade(base, full), fade(base, 60.0), fade(base, 60.0)),
+        (false, false) => (fade(base, 80.0), fade(base, 130.0), full as u8),
+        (false, true) => (fade(base, 70.0), fade(base, 110.0), fade(base, full)),
+    };
+    format!("rgb({r},{g},{b})")
 }
 
 /// `text` cut to `chars` characters, an ellipsis marking the cut.

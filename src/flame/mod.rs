@@ -6,15 +6,14 @@
 
 mod draw;
 
-use d9lens_core::fmt::pct;
+use d9lens_core::fmt::{pct, to_fixed};
 use d9lens_core::profile::flame::{FlameGraph, Order, Rect};
-use d9lens_core::profile::flamegraph;
 use d9lens_core::profile::folded::write_folded;
 use d9lens_core::profile::origin::Origin;
+use d9lens_core::profile::{diff_flamegraph, flamegraph};
 use d9lens_core::report::{Report, SampleKind};
 use leptos::prelude::*;
 use std::sync::Arc;
-use wasm_bindgen::JsCast;
 
 /// Compared by identity: a new graph is a new value.
 #[derive(Clone)]
@@ -51,15 +50,30 @@ const KINDS: [SampleKind; 4] = [
     SampleKind::Alloc,
 ];
 
+/// The flamegraphs of `report`; with `before`, differential: laid out as
+/// `report`, coloured by how each frame's share changed since `before`.
 #[component]
-pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
+pub fn FlamePanel(report: Arc<Report>, #[prop(optional)] before: Option<Arc<Report>>) -> impl IntoView {
     let profiles = report.profiles.clone();
+    let diff = before.is_some();
+    let baseline = before.map(|b| b.profiles.clone());
     let totals: Vec<(SampleKind, u64)> = KINDS.iter().map(|&k| (k, profiles.total(k))).collect();
     let first = totals.iter().find(|(_, t)| *t > 0).map(|&(k, _)| k)?;
     let kind = RwSignal::new(first);
     let order = RwSignal::new(Order::Name);
     let graph_profiles = profiles.clone();
-    let graph = Memo::new(move |_| Shared(Arc::new(flamegraph(&graph_profiles, kind.get(), order.get()))));
+    // The browser benchmark reads how long the last build and paint took.
+    let build_ms = StoredValue::new(0.0);
+    let graph = Memo::new(move |_| {
+        let started = crate::clock::now_ms();
+        let g = match &baseline {
+            Some(a) => diff_flamegraph(a, &graph_profiles, kind.get(), order.get()),
+            None => flamegraph(&graph_profiles, kind.get(), order.get()),
+        };
+        build_ms.set_value(crate::clock::now_ms() - started);
+        Shared(Arc::new(g))
+    });
+    let section = NodeRef::<leptos::html::Section>::new();
     let focus = RwSignal::new(0u32);
     let selected = RwSignal::new(None::<u32>);
     let query = RwSignal::new(String::new());
@@ -82,6 +96,7 @@ pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
     Effect::new(move |_| {
         let (g, f, sel, s) = (graph.get(), focus.get(), selected.get(), search.get());
         let Some(c) = canvas.get() else { return };
+        let started = crate::clock::now_ms();
         let width = f64::from(c.client_width()).max(1.0);
         let r = g.0.rects(f, width, draw::MIN_W, draw::ANCESTORS, draw::MAX_ROWS);
         let n = r.iter().map(|r| r.row + 1).max().unwrap_or(1);
@@ -95,6 +110,10 @@ pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
                 dark: crate::canvas::dark_mode(),
             };
             draw::frame(&ctx, &paint, w, height);
+        }
+        if let Some(el) = section.get_untracked() {
+            let _ = el.set_attribute("data-paint-ms", &format!("{:.2}", crate::clock::now_ms() - started));
+            let _ = el.set_attribute("data-build-ms", &format!("{:.2}", build_ms.get_value()));
         }
         rows.set(n);
         rects.set_value(r);
@@ -153,7 +172,7 @@ pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
         let k = kind.get_untracked();
         let mut out = Vec::new();
         if write_folded(&mut out, &download_profiles, k).is_ok() {
-            save(&format!("{}.folded.txt", k.name()), &out, "text/plain");
+            crate::download::save(&format!("{}.folded.txt", k.name()), &out, "text/plain");
         }
     };
 
@@ -169,6 +188,15 @@ pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
             n.self_weight,
             pct(n.self_weight as f64, total, 1),
         );
+        if let Some(c) = g.change(node) {
+            detail.push_str(&format!(
+                " · A {}% → B {}% ({}{} pp)",
+                to_fixed(c.before * 100.0, 1),
+                to_fixed(c.after * 100.0, 1),
+                if c.points() >= 0.0 { "+" } else { "" },
+                to_fixed(c.points(), 1)
+            ));
+        }
         let addrs = g.kernel_addresses(node);
         if !addrs.is_empty() {
             detail.push_str(" · addresses ");
@@ -222,7 +250,15 @@ pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
             </span>
         })
     };
-    let legend = Origin::ALL
+    let legend = if diff {
+        view! {
+            <li class="tl-legend-item"><span class="tl-swatch flame-grew"></span><span>"grew since A"</span></li>
+            <li class="tl-legend-item"><span class="tl-swatch flame-shrank"></span><span>"shrank since A"</span></li>
+            <li class="tl-legend-item"><span>"(width: B's samples)"</span></li>
+        }
+        .into_any()
+    } else {
+        Origin::ALL
         .iter()
         .map(|&o| {
             view! {
@@ -232,19 +268,82 @@ pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
                 </li>
             }
         })
-        .collect_view();
+        .collect_view()
+        .into_any()
+    };
+    // The sandwich view of the selected frame's function: who called it,
+    // what it called (every place it appears, merged).
+    let sandwich = RwSignal::new(false);
+    let sandwiched = Memo::new(move |_| {
+        let (g, n) = (graph.get(), selected.get()?);
+        (sandwich.get() && n != 0).then(|| {
+            let (callers, callees) = g.0.sandwich(g.0.node(n).label, Order::Heaviest);
+            (Shared(Arc::new(callers)), Shared(Arc::new(callees)))
+        })
+    });
+    let callers_canvas = NodeRef::<leptos::html::Canvas>::new();
+    let callees_canvas = NodeRef::<leptos::html::Canvas>::new();
+    Effect::new(move |_| {
+        let Some((callers, callees)) = sandwiched.get() else {
+            return;
+        };
+        for (g, c) in [(callers, callers_canvas), (callees, callees_canvas)] {
+            let Some(c) = c.get() else { continue };
+            let width = f64::from(c.client_width()).max(1.0);
+            // From the function down: its root ("all") is left out.
+            let focus = g.0.first_child(0).unwrap_or(0);
+            let r = g.0.rects(focus, width, draw::MIN_W, 0, draw::MAX_ROWS);
+            let height = f64::from(r.iter().map(|r| r.row + 1).max().unwrap_or(1)) * draw::ROW_H;
+            if let Some((ctx, w)) = crate::canvas::prepare(&c, height) {
+                let paint = draw::Paint {
+                    graph: &g.0,
+                    rects: &r,
+                    search: None,
+                    selected: None,
+                    dark: crate::canvas::dark_mode(),
+                };
+                draw::frame(&ctx, &paint, w, height);
+            }
+        }
+    });
     let selected_text = move || {
         let g = graph.get().0;
         selected.get().map(|n| {
             let (text, detail) = describe(&g, n);
-            view! { <p class="flame-selected" data-testid="flame-selected" aria-live="polite"><strong>{text}</strong>" · "{detail}</p> }
+            view! {
+                <p class="flame-selected" data-testid="flame-selected" aria-live="polite">
+                    <strong>{text}</strong>" · "{detail}" "
+                    {(n != 0).then(|| view! {
+                        <button type="button" class="link-button" data-testid="flame-sandwich"
+                            on:click=move |_| sandwich.update(|s| *s = !*s)>
+                            {move || if sandwich.get() { "hide callers and callees" } else { "callers and callees" }}
+                        </button>
+                    })}
+                </p>
+            }
+        })
+    };
+    let sandwich_view = move || {
+        sandwiched.get().map(|(callers, callees)| {
+            view! {
+                <div class="flame-sandwich" data-testid="flame-sandwich-view">
+                    <h3>{format!("Callers of it ({} {})", callers.0.total(), kind.get_untracked().unit())}</h3>
+                    <canvas class="flame-canvas" node_ref=callers_canvas data-testid="flame-callers"
+                        data-root-total=callers.0.total().to_string()
+                        aria-label="Callers: the function on top, who called it below"></canvas>
+                    <h3>"What it calls"</h3>
+                    <canvas class="flame-canvas" node_ref=callees_canvas data-testid="flame-callees"
+                        data-root-total=callees.0.total().to_string()
+                        aria-label="Callees: the function on top, what it called below"></canvas>
+                </div>
+            }
         })
     };
 
     Some(view! {
-        <section class="card flame" data-testid="section-flamegraph">
+        <section class="card flame" data-testid=if diff { "compare-flamegraph" } else { "section-flamegraph" } node_ref=section>
             <header class="section-head">
-                <h2>"Flamegraphs"</h2>
+                <h2>{if diff { "Differential flamegraph: B against A" } else { "Flamegraphs" }}</h2>
                 <span class="section-sub">"click or Enter to zoom in, Escape or the path to zoom out, arrows to walk"</span>
             </header>
             <div class="tl-toolbar" role="group" aria-label="Samples">{kinds}</div>
@@ -293,30 +392,8 @@ pub fn FlamePanel(report: Arc<Report>) -> impl IntoView {
                 })}
             </div>
             {selected_text}
+            {sandwich_view}
             <ul class="tl-legend" aria-label="Frame colours">{legend}</ul>
         </section>
     })
-}
-
-/// Offers `bytes` as a download named `name`.
-fn save(name: &str, bytes: &[u8], mime: &str) {
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    let anchor = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.create_element("a").ok())
-        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok());
-    if let Some(a) = anchor {
-        a.set_href(&url);
-        a.set_download(name);
-        a.click();
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
 }

@@ -3,6 +3,7 @@
 //! and only ever rendered as text.
 
 mod blocking;
+mod compare;
 mod cpu_hotspots;
 mod kernel_wait;
 mod lifecycle;
@@ -36,12 +37,20 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
     // first, the sections a frame later (after that paint, below it), so what
     // people look at first waits for no table, stack or hotspot tree.
     let rest_shown = RwSignal::new(false);
-    request_animation_frame(move || set_timeout(move || rest_shown.set(true), Duration::ZERO));
+    // (The report may be gone by then: a new run replaced it.)
+    request_animation_frame(move || {
+        set_timeout(
+            move || {
+                rest_shown.try_set(true);
+            },
+            Duration::ZERO,
+        )
+    });
     let rest = report.clone();
-    let r = &*report;
     view! {
         <div class="report" data-testid="report">
-            {overview::view(r)}
+            {overview::view(&report)}
+            {compare::view(&report, state)}
             {move || state.scene.get().map(|scene| view! { <TimelinePanel state=state scene=scene /> })}
             {move || {
                 rest_shown

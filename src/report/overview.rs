@@ -2,15 +2,19 @@
 //! to act on first, each with its fix and its moment on the timeline.
 
 use super::widgets::show_on_timeline;
+use crate::download::save;
 use crate::units;
+use d9lens_core::export::{html, markdown};
 use d9lens_core::fmt::{grouped, to_fixed};
 use d9lens_core::report::{Report, Severity};
 use leptos::prelude::*;
+use std::sync::Arc;
 
 /// Findings shown in the head (the red flags section lists them all).
 const TOP: usize = 3;
 
-pub fn view(r: &Report) -> impl IntoView + use<> {
+pub fn view(report: &Arc<Report>) -> impl IntoView + use<> {
+    let r = &**report;
     let health = r.health();
     let s = &r.summary;
     let what = format!(
@@ -41,6 +45,8 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
             }
         })
         .collect_view();
+    // Made when asked: the texts are small, the report is at hand.
+    let (for_markdown, for_html) = (report.clone(), report.clone());
     view! {
         <section class="card overview" data-testid="overview">
             <div class="overview-head">
@@ -50,6 +56,14 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                 <span class="overview-what">{what}</span>
             </div>
             <ol class="top-findings">{top}</ol>
+            <div class="exports">
+                <span class="muted">"Export: "</span>
+                <button type="button" class="link-button" data-testid="export-markdown"
+                    on:click=move |_| save("d9lens-report.md", markdown::render(&for_markdown).as_bytes(), "text/markdown")>"Markdown (for a ticket)"</button>
+                " · "
+                <button type="button" class="link-button" data-testid="export-html"
+                    on:click=move |_| save("d9lens-report.html", html::render(&for_html).as_bytes(), "text/html")>"HTML (one file, opens anywhere)"</button>
+            </div>
         </section>
     }
 }

@@ -124,7 +124,8 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
         } else {
             set_timeout(
                 move || {
-                    if url_writes.get_value() == pending {
+                    // Gone (a new run replaced the panel): nothing to write.
+                    if url_writes.try_get_value() == Some(pending) {
                         crate::url_state::write_timeline(&link);
                     }
                 },

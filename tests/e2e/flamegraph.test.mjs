@@ -23,6 +23,12 @@ after(async () => {
 const openPage = (url = browser.baseUrl) => open(browser.context, url);
 const cli = (...args) => execFileSync(path.join(root, 'target/debug/d9lens'), args, { maxBuffer: 1 << 28 }).toString();
 
+/** A viewport screenshot with `el` just under the page's sticky header. */
+async function shot(page, el, file) {
+  await el.evaluate((e) => window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 72));
+  await page.screenshot({ path: path.join(out, file) });
+}
+
 /** How many distinct colours a canvas shows (sampled). */
 const colours = (canvas) =>
   canvas.evaluate((c) => {
@@ -52,7 +58,7 @@ test('blocking.bin: the search finds legacy_sync_lookup with the text report sha
   assert.equal(await match.getAttribute('data-weight'), count);
   assert.match(await match.innerText(), new RegExp(`^${count} of 143 samples \\(${share.replace('.', '\\.')}%\\)`));
   assert.ok((await colours(canvas)) > 4);
-  await flame.screenshot({ path: path.join(out, 'flamegraph-blocking.png') });
+  await shot(page, flame, 'flamegraph-blocking.png');
   // The blocking section names each group by the call that blocked, never a kernel address.
   const calls = await page.locator('[data-testid=section-blocking] [data-testid=blocking-call]').evaluateAll((rows) =>
     rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.innerText.trim())),
@@ -86,7 +92,16 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
   await page.waitForFunction((t) => document.querySelector('[data-testid=flame-canvas]').dataset.focus === t, picked);
   assert.equal(await crumbs.count(), 3);
   assert.equal(await crumbs.last().innerText(), picked);
-  await flame.screenshot({ path: path.join(out, 'flamegraph-demo.png') });
+  await shot(page, flame, 'flamegraph-demo.png');
+  // The sandwich of the selected frame: its callers and callees weigh what it does.
+  await flame.locator('[data-testid=flame-sandwich]').click();
+  const callers = flame.locator('[data-testid=flame-callers]');
+  await callers.waitFor();
+  const weight = Number(await callers.getAttribute('data-root-total'));
+  assert.ok(weight > 0 && weight <= report.summary.onCpuSampleCount, `${weight}`);
+  assert.equal(await flame.locator('[data-testid=flame-callees]').getAttribute('data-root-total'), String(weight));
+  assert.ok((await colours(callers)) > 2);
+  await canvas.focus();
   // Escape zooms out one level; the first crumb goes back to the whole graph.
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=flame-crumb]').length === 2);
@@ -103,6 +118,66 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
   const sum = folded.trim().split('\n').reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   assert.equal(sum, report.summary.onCpuSampleCount);
   assert.equal(download.suggestedFilename(), 'on-cpu.folded.txt');
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('keeping healthy.bin as A, blocking.bin compares against it', { timeout: 240_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'healthy.bin'));
+  await page.locator('[data-testid=set-baseline]').click({ timeout: REPORT_TIMEOUT });
+  await page.locator('[data-testid=baseline-kept]').waitFor();
+  await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'blocking.bin'));
+  const compare = page.locator('[data-testid=compare]');
+  await compare.waitFor({ timeout: REPORT_TIMEOUT });
+  // The same table as `d9lens compare healthy.bin -- blocking.bin --json`.
+  const want = JSON.parse(cli('compare', path.join(fixtures, 'healthy.bin'), '--', path.join(fixtures, 'blocking.bin'), '--json'));
+  const names = await compare.locator('[data-testid=compare-figure]').evaluateAll((rows) => rows.map((r) => r.dataset.name));
+  assert.deepEqual(names, want.figures.map((f) => f.name));
+  assert.equal(names[0], 'span legacy_sync_lookup p99');
+  const onlyB = await compare.locator('[data-testid=compare-only-b] li').allInnerTexts();
+  assert.equal(onlyB.length, want.findingsOnlyInB.length);
+  assert.match(onlyB[0], /^long-poll Poll of /);
+  // The differential flamegraph: B's blocking samples, legacy_sync_lookup new in B.
+  const diff = page.locator('[data-testid=compare-flamegraph]');
+  await diff.locator('[data-testid=flame-kind][data-kind=blocking]').click();
+  const canvas = diff.locator('[data-testid=flame-canvas]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=compare-flamegraph] [data-testid=flame-canvas]').dataset.kind === 'blocking');
+  assert.equal(await canvas.getAttribute('data-root-total'), '143');
+  assert.ok((await colours(canvas)) > 3);
+  await diff.locator('[data-testid=flame-search]').fill('legacy_sync_lookup');
+  assert.equal(await diff.locator('[data-testid=flame-match]').getAttribute('data-weight'), '36');
+  await diff.locator('[data-testid=flame-search]').fill('');
+  await shot(page, page.locator('[data-testid=compare]'), 'compare-table.png');
+  await shot(page, diff, 'compare-flamegraph.png');
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('the report exports as Markdown and as one HTML file that opens with no server', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'hostile-names.bin'));
+  await page.locator('[data-testid=overview]').waitFor({ timeout: REPORT_TIMEOUT });
+  const saved = async (testid) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+    return { path: await download.path(), name: download.suggestedFilename() };
+  };
+  const md = await saved('export-markdown');
+  assert.equal(md.name, 'd9lens-report.md');
+  const text = fs.readFileSync(md.path, 'utf8');
+  assert.equal(text, cli('export', path.join(fixtures, 'hostile-names.bin'), '--format', 'markdown'));
+  const html = await saved('export-html');
+  const body = fs.readFileSync(html.path, 'utf8');
+  assert.ok(!body.includes('<img') && body.includes('&lt;img src=x'));
+  // Opened from disk: it renders, and nothing in it runs.
+  const file = path.join(out, 'hostile-report.html');
+  fs.copyFileSync(html.path, file);
+  const opened = await browser.context.newPage();
+  await opened.goto(`file://${file}`);
+  assert.equal(await opened.title(), 'd9lens report: hostile-names.bin');
+  assert.match(await opened.locator('pre').innerText(), /<img src=x onerror="window.__pwned=1">/);
+  assert.equal(await opened.evaluate(() => window.__pwned), undefined);
+  await opened.close();
   await assertClean(page, problems);
   await page.close();
 });

@@ -3,13 +3,16 @@
 //! `chrome`: a Chrome trace (`d9lens_core::export::chrome`) of every file on
 //! one axis, for Perfetto UI and chrome://tracing. `folded`: the files'
 //! merged stacks of one kind of samples (`profile::folded`), for inferno,
-//! flamegraph.pl and speedscope.
+//! flamegraph.pl and speedscope. `markdown` and `html`: the merged report
+//! for a ticket, or as one file that opens with no server.
 
 use crate::analyze::{base_name, merge_files, trace_files};
 use crate::diagnose::load;
 use crate::parallel;
 use d9lens_core::analysis::Options;
 use d9lens_core::export::chrome::{ChromeFile, write_chrome};
+use d9lens_core::export::{html, markdown};
+use d9lens_core::fmt::printable;
 use d9lens_core::profile::folded::write_folded;
 use d9lens_core::report::SampleKind;
 use std::fs::File;
@@ -21,6 +24,8 @@ use std::process::ExitCode;
 pub enum Format {
     Chrome,
     Folded,
+    Markdown,
+    Html,
 }
 
 #[derive(Debug)]
@@ -43,7 +48,9 @@ impl ExportArgs {
                     format = Some(match value()?.as_str() {
                         "chrome" => Format::Chrome,
                         "folded" => Format::Folded,
-                        v => return Err(format!("--format: chrome or folded, not {v}")),
+                        "markdown" => Format::Markdown,
+                        "html" => Format::Html,
+                        v => return Err(format!("--format: chrome, folded, markdown or html, not {v}")),
                     })
                 }
                 "--samples" => {
@@ -58,7 +65,7 @@ impl ExportArgs {
                 path => paths.push(PathBuf::from(path)),
             }
         }
-        let format = format.ok_or("export needs --format chrome|folded")?;
+        let format = format.ok_or("export needs --format chrome|folded|markdown|html")?;
         if paths.is_empty() {
             return Err("export needs at least one trace file or directory".into());
         }
@@ -75,8 +82,8 @@ impl ExportArgs {
 }
 
 pub fn run(args: &ExportArgs) -> Result<ExitCode, String> {
-    if args.format == Format::Folded {
-        return folded(args);
+    if args.format != Format::Chrome {
+        return from_report(args);
     }
     let (files, _) = trace_files(&args.paths)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -108,15 +115,24 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode, String> {
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Folded stacks of every file merged, as `analyze` merges them.
-fn folded(args: &ExportArgs) -> Result<ExitCode, String> {
-    let (files, _) = trace_files(&args.paths)?;
-    let report = merge_files(&files, None, &Options::default())?;
+/// What comes from the files' merged report (as `analyze` merges them):
+/// folded stacks, Markdown, HTML.
+fn from_report(args: &ExportArgs) -> Result<ExitCode, String> {
+    let (files, dir) = trace_files(&args.paths)?;
+    let label = match (dir, args.paths.as_slice()) {
+        (Some(dir), [_]) => Some(format!("{} files in {dir}", files.len())),
+        _ => None,
+    };
+    let report = merge_files(&files, label, &Options::default())?;
     for err in &report.errors {
-        eprintln!("d9lens: {}: {}", err.file, err.message);
+        eprintln!("d9lens: {}: {}", printable(&err.file), printable(&err.message));
     }
     let kind = args.samples.unwrap_or_default();
-    write_out(args, |w| write_folded(w, &report.profiles, kind))?;
+    write_out(args, |w| match args.format {
+        Format::Markdown => w.write_all(markdown::render(&report).as_bytes()),
+        Format::Html => w.write_all(html::render(&report).as_bytes()),
+        Format::Folded | Format::Chrome => write_folded(w, &report.profiles, kind),
+    })?;
     Ok(if report.errors.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -3,6 +3,7 @@
 mod allocator;
 mod analyze;
 mod args;
+mod compare;
 mod deploy;
 mod diagnose;
 mod export;
@@ -18,16 +19,20 @@ const USAGE: &str = "usage:
   d9lens analyze PATH... [--json] [--sample N] [--reference-compatible] [--max-inflated-bytes N]
   d9lens diagnose FILE [--task ID] [--min-ms X] [--pctl-mult 3] [--floor-ms 1] [--top 1] [--hz HZ] [--json]
   d9lens zoom FILE CENTER_MS [HALF_MS=20] [--hz HZ] [--json]
-  d9lens export PATH... --format chrome|folded [--samples on-cpu|off-cpu|idle|alloc] [-o OUT]
+  d9lens compare A... -- B... [--json]
+  d9lens export PATH... --format chrome|folded|markdown|html [--samples KIND] [-o OUT]
   d9lens s3 ls|analyze s3://BUCKET[/PREFIX] [--endpoint URL] [...]   (d9lens s3 --help)
   d9lens deploy s3://BUCKET[/PREFIX] [--dist DIR] [--dry-run] [...]    (d9lens deploy --help)
 
 PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them.
 diagnose explains the longest polls (threshold: --min-ms, else max(floor, mult x p99));
 zoom shows the window CENTER_MS +- HALF_MS after the trace start. HZ defaults to the
-trace's cpu.profile.frequency_hz, else 99. export writes a Chrome trace (polls per worker,
-spans, wakes as flows, counters; for Perfetto UI and chrome://tracing) or folded stacks, to
-stdout or OUT.";
+trace's cpu.profile.frequency_hz, else 99. compare puts two selections side by side:
+key figures ranked by how much they moved, findings only one has, frames whose share
+changed. export writes a Chrome trace (polls per worker,
+spans, wakes as flows, counters; for Perfetto UI and chrome://tracing), folded stacks
+(--samples on-cpu, blocking, idle, off-cpu or alloc), or the report as Markdown or one
+HTML file, to stdout or OUT.";
 
 fn main() -> ExitCode {
     allocator::keep_freed_memory();
@@ -36,6 +41,7 @@ fn main() -> ExitCode {
         Some("analyze") => args::AnalyzeArgs::parse(&argv[1..]).and_then(|a| analyze::run(&a)),
         Some("diagnose") => diagnose::DiagnoseArgs::parse(&argv[1..]).and_then(|a| diagnose::run(&a)),
         Some("zoom") => zoom::ZoomArgs::parse(&argv[1..]).and_then(|a| zoom::run(&a)),
+        Some("compare") => compare::CompareArgs::parse(&argv[1..]).and_then(|a| compare::run(&a)),
         Some("export") => export::ExportArgs::parse(&argv[1..]).and_then(|a| export::run(&a)),
         Some("s3") => s3::run(&argv[1..]),
         Some("deploy") => deploy::run(&argv[1..]),

@@ -283,3 +283,49 @@ fn folded_export_weighs_what_the_report_counts() {
     ]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn compare_ranks_what_moved_and_names_new_findings() {
+    let out = d9lens(&["compare", &path("healthy.bin"), "--", &path("blocking.bin"), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["a"]["label"], "healthy.bin");
+    assert_eq!(c["b"]["label"], "blocking.bin");
+    assert_eq!(c["figures"][0]["name"], "span legacy_sync_lookup p99");
+    let only_b: Vec<&str> = c["findingsOnlyInB"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert!(only_b.contains(&"long-poll"), "{only_b:?}");
+    let text = d9lens(&["compare", &path("healthy.bin"), "--", &path("blocking.bin")]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.starts_with("COMPARISON\n  A: healthy.bin"), "{text}");
+    assert!(text.contains("KEY FIGURES (most changed first)"));
+    // Both sides are needed.
+    assert_eq!(d9lens(&["compare", &path("healthy.bin")]).status.code(), Some(2));
+}
+
+#[test]
+fn markdown_and_html_exports_keep_trace_strings_inert() {
+    let md = d9lens(&["export", &path("blocking.bin"), "--format", "markdown"]);
+    assert!(md.status.success());
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.starts_with("# d9lens report: blocking.bin\n"), "{md}");
+    assert!(
+        md.contains("| 36 | 25.2% | legacy\\_sync\\_lookup workload.rs:108 |"),
+        "{md}"
+    );
+    let hostile = d9lens(&["export", &path("hostile-names.bin"), "--format", "markdown"]);
+    let hostile = String::from_utf8(hostile.stdout).unwrap();
+    assert!(!hostile.contains("<img") && !hostile.contains("<script"), "{hostile}");
+    assert!(hostile.contains("&lt;img src=x"));
+    let html = d9lens(&["export", &path("hostile-names.bin"), "--format", "html"]);
+    assert!(html.status.success());
+    let html = String::from_utf8(html.stdout).unwrap();
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(!html.contains("<img") && !html.contains("<script"), "{html}");
+    assert!(html.contains("&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;"));
+    assert!(html.contains("default-src 'none'"));
+}

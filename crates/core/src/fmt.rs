@@ -105,6 +105,24 @@ pub fn js_number(value: f64) -> String {
     }
 }
 
+/// Text from a trace made safe for a terminal: control characters (escape
+/// sequences, carriage returns, bells) written as `\u{1b}` and the like.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// `(part / whole) * 100` formatted with `toFixed(digits)`, as the reference computes percentages.
 pub fn pct(part: f64, whole: f64, digits: usize) -> String {
     to_fixed(part / whole * 100.0, digits)
@@ -113,6 +131,12 @@ pub fn pct(part: f64, whole: f64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_escapes_control_characters() {
+        assert_eq!(printable("plain · text"), "plain · text");
+        assert_eq!(printable("a\u{1b}]0;owned\u{7}b\n"), "a\\u{1b}]0;owned\\u{7}b\\u{a}");
+    }
 
     #[test]
     fn to_fixed_rounds_exact_ties_away_from_zero() {

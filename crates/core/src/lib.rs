@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod civil;
+pub mod compare;
 pub mod container;
 pub mod export;
 pub mod fmt;

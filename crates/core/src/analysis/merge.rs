@@ -365,6 +365,13 @@ impl Acc {
             min_ns: h.min(),
             slowest: None,
         };
+        let all_polls = {
+            let mut all = Histogram::default();
+            for h in self.poll_durations.values() {
+                all.merge(h);
+            }
+            hist_stats(&"all polls".to_string(), &all)
+        };
         let mut poll_by_spawn: Vec<DurationStats> = self.poll_durations.iter().map(|(k, h)| hist_stats(k, h)).collect();
         poll_by_spawn.sort_by_key(|a| std::cmp::Reverse(a.max_ns));
         let mut spans: Vec<DurationStats> = self
@@ -459,6 +466,7 @@ impl Acc {
                     .collect(),
             },
             poll_by_spawn,
+            all_polls,
             lifecycle: lifecycle(&self),
             blocking: Blocking {
                 off_cpu_samples: self.off_cpu,

@@ -23,6 +23,8 @@ pub struct Node {
     pub offset: u64,
     pub total: u64,
     pub self_weight: u64,
+    /// A comparison's other side, through this node (0 outside comparisons).
+    pub baseline: u64,
 }
 
 /// How children are laid out left to right.
@@ -49,6 +51,7 @@ struct TrieNode {
     parent: u32,
     total: u64,
     self_weight: u64,
+    baseline: u64,
     children: Vec<u32>,
 }
 
@@ -60,6 +63,7 @@ impl Builder {
                 parent: 0,
                 total: 0,
                 self_weight: 0,
+                baseline: 0,
                 children: Vec::new(),
             }],
             index: FastMap::default(),
@@ -90,6 +94,17 @@ impl Builder {
         self.nodes[at as usize].self_weight += weight;
     }
 
+    /// One stack of the side a comparison is measured against: it weighs
+    /// nothing in the layout (which is the other side's), only in `change`.
+    pub fn add_baseline(&mut self, weight: u64, path: &Path) {
+        let mut at = 0u32;
+        self.nodes[0].baseline += weight;
+        for &label in &path.labels {
+            at = self.child(at, label);
+            self.nodes[at as usize].baseline += weight;
+        }
+    }
+
     fn child(&mut self, parent: u32, label: LabelId) -> u32 {
         if let Some(&c) = self.index.get(&(parent, label)) {
             return c;
@@ -100,6 +115,7 @@ impl Builder {
             parent,
             total: 0,
             self_weight: 0,
+            baseline: 0,
             children: Vec::new(),
         });
         self.nodes[parent as usize].children.push(c);
@@ -140,6 +156,7 @@ impl Builder {
                 offset,
                 total: n.total,
                 self_weight: n.self_weight,
+                baseline: n.baseline,
             });
             if let Some(addrs) = self.kernel.remove(&t) {
                 kernel.insert(at, addrs);
@@ -157,6 +174,22 @@ impl Builder {
             labels,
             kernel,
         }
+    }
+}
+
+/// How a node of a differential flamegraph changed, as a share of all samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Change {
+    /// The node's share of the baseline's samples.
+    pub before: f64,
+    /// Its share of the samples laid out.
+    pub after: f64,
+}
+
+impl Change {
+    /// Percentage points gained (negative: lost).
+    pub fn points(&self) -> f64 {
+        (self.after - self.before) * 100.0
     }
 }
 
@@ -198,6 +231,19 @@ impl FlameGraph {
 
     pub fn label(&self, i: u32) -> &Label {
         &self.labels[self.nodes[i as usize].label as usize]
+    }
+
+    /// In a differential graph (one with a baseline), how node `i` changed.
+    pub fn change(&self, i: u32) -> Option<Change> {
+        let root = &self.nodes[0];
+        if root.baseline == 0 || root.total == 0 {
+            return None;
+        }
+        let n = &self.nodes[i as usize];
+        Some(Change {
+            before: n.baseline as f64 / root.baseline as f64,
+            after: n.total as f64 / root.total as f64,
+        })
     }
 
     /// A `[kernel]` node's addresses (at most `MAX_ADDRESSES`).
@@ -447,6 +493,30 @@ mod tests {
         let (callers, callees) = g.sandwich(3, Order::Name);
         assert_eq!(texts(&callers), ["all@0+4", "a@0+4", "b@0+2", "main@0+2", "main@2+2"]);
         assert_eq!(texts(&callees), ["all@0+4", "a@0+4", "a@0+1", "c@1+2"]);
+    }
+
+    #[test]
+    fn a_baseline_changes_colours_not_layout() {
+        let mut b = Builder::new();
+        let path = |l: &[u32]| Path {
+            labels: l.to_vec(),
+            kernel: Vec::new(),
+        };
+        // After: main;a ×3, main;b ×1. Before: main;a ×1, main;b ×1, main;c ×2.
+        b.add(3, &path(&[1, 3]));
+        b.add(1, &path(&[1, 2]));
+        b.add_baseline(1, &path(&[1, 3]));
+        b.add_baseline(1, &path(&[1, 2]));
+        b.add_baseline(2, &path(&[1, 4]));
+        let g = b.finish(labels("main b a c"), Order::Name);
+        assert_eq!(texts(&g), ["all@0+4", "main@0+4", "a@0+3", "b@3+1", "c@4+0"]);
+        let a = g.change(2).unwrap();
+        assert_eq!((a.before, a.after), (0.25, 0.75));
+        assert!((a.points() - 50.0).abs() < 1e-9);
+        assert_eq!(g.change(4).unwrap().after, 0.0);
+        assert_eq!(graph(&[(1, &[1])], Order::Name).change(1), None);
+        // Nothing of width 0 is drawn.
+        assert!(g.rects(0, 100.0, 0.5, 8, 100).iter().all(|r| r.node != 4));
     }
 
     #[test]

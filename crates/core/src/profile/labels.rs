@@ -113,6 +113,12 @@ impl Labeler {
         path
     }
 
+    /// Forgets which frame index had which label: the next stacks index
+    /// another frame list (labels keep their ids).
+    pub fn next_frame_list(&mut self) {
+        self.by_frame.clear();
+    }
+
     pub fn get(&self, id: LabelId) -> &Label {
         &self.labels[id as usize]
     }

@@ -32,6 +32,9 @@ pub struct Report {
     pub long_polls: LongPolls,
     pub sched_delays: SchedDelays,
     pub poll_by_spawn: Vec<DurationStats>,
+    /// Every poll's duration, whatever its spawn location.
+    #[serde(default)]
+    pub all_polls: DurationStats,
     pub lifecycle: Lifecycle,
     pub blocking: Blocking,
     pub cpu_hotspots: CpuHotspots,
