@@ -159,9 +159,13 @@ async function demo(runs) {
  * page's own `data-paint-ms`: level of detail + drawing) and the interval
  * between frames, p50/p95, and the timeline's bytes per poll in the page.
  */
-async function timelineBench(copies, steps) {
+/**
+ * Opens the page at 1400 × 1000 with `copies` copies of the demo trace
+ * dropped on it, runs `measure(page)` and cleans up.
+ */
+async function withDemoCopies(copies, measure) {
   const demoTrace = path.join(root, 'tests/fixtures/demo-trace.bin');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-timeline-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-copies-'));
   const files = Array.from({ length: copies }, (_, i) => {
     const f = path.join(dir, `demo-${String(i).padStart(2, '0')}.bin`);
     fs.copyFileSync(demoTrace, f);
@@ -175,38 +179,7 @@ async function timelineBench(copies, steps) {
       await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
       await page.waitForTimeout(1500);
       await page.setInputFiles('[data-testid=file-input]', files);
-      const tl = page.locator('[data-testid=timeline]');
-      await tl.waitFor({ timeout: 600_000 });
-      await page.waitForTimeout(500);
-      const polls = Number(await tl.getAttribute('data-polls'));
-      const bytes = Number(await tl.getAttribute('data-bytes'));
-      const first = Number(await tl.getAttribute('data-paint-ms'));
-      const frames = await page.evaluate(async (n) => {
-        const t = document.querySelector('[data-testid=timeline]');
-        const c = document.querySelector('.tl-canvas');
-        const r = c.getBoundingClientRect();
-        const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
-        const out = [];
-        let last = await nextFrame();
-        for (let i = 0; i < n; i++) {
-          const zoom = i % 4 < 2;
-          const ev = zoom
-            ? new WheelEvent('wheel', { deltaY: i % 16 < 8 ? -120 : 120, clientX: r.left + (r.width * ((i * 37) % 100)) / 100, clientY: r.top + 40, bubbles: true, cancelable: true })
-            : new KeyboardEvent('keydown', { key: i % 2 ? 'a' : 'd', bubbles: true, cancelable: true });
-          (zoom ? c : t).dispatchEvent(ev);
-          const now = await nextFrame();
-          out.push([Number(t.dataset.paintMs), now - last]);
-          last = now;
-        }
-        return out;
-      }, steps);
-      const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-      const paint = frames.map((f) => f[0]);
-      const interval = frames.map((f) => f[1]);
-      console.log(`${copies} × demo-trace.bin: ${polls} polls, timeline data ${(bytes / polls).toFixed(1)} bytes per poll (${(bytes / 1e6).toFixed(1)} MB)`);
-      console.log(`first frame painted in ${first.toFixed(1)} ms`);
-      const oneVsync = interval.filter((t) => t < 17.5).length / interval.length;
-      console.log(`${steps} pan/zoom frames: paint p50 ${pct(paint, 50).toFixed(1)} ms, p95 ${pct(paint, 95).toFixed(1)} ms; frame interval p50 ${pct(interval, 50).toFixed(1)} ms, p90 ${pct(interval, 90).toFixed(1)} ms, p95 ${pct(interval, 95).toFixed(1)} ms (${(100 * oneVsync).toFixed(0)}% of frames in one vsync)`);
+      await measure(page);
       await page.close();
     });
   } finally {
@@ -214,60 +187,79 @@ async function timelineBench(copies, steps) {
   }
 }
 
-async function flameBench(copies, steps) {
-  const demoTrace = path.join(root, 'tests/fixtures/demo-trace.bin');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-flame-'));
-  const files = Array.from({ length: copies }, (_, i) => {
-    const f = path.join(dir, `demo-${String(i).padStart(2, '0')}.bin`);
-    fs.copyFileSync(demoTrace, f);
-    return f;
+async function timelineBench(copies, steps) {
+  await withDemoCopies(copies, async (page) => {
+    const tl = page.locator('[data-testid=timeline]');
+    await tl.waitFor({ timeout: 600_000 });
+    await page.waitForTimeout(500);
+    const polls = Number(await tl.getAttribute('data-polls'));
+    const bytes = Number(await tl.getAttribute('data-bytes'));
+    const first = Number(await tl.getAttribute('data-paint-ms'));
+    const frames = await page.evaluate(async (n) => {
+      const t = document.querySelector('[data-testid=timeline]');
+      const c = document.querySelector('.tl-canvas');
+      const r = c.getBoundingClientRect();
+      const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+      const out = [];
+      let last = await nextFrame();
+      for (let i = 0; i < n; i++) {
+        const zoom = i % 4 < 2;
+        const ev = zoom
+          ? new WheelEvent('wheel', { deltaY: i % 16 < 8 ? -120 : 120, clientX: r.left + (r.width * ((i * 37) % 100)) / 100, clientY: r.top + 40, bubbles: true, cancelable: true })
+          : new KeyboardEvent('keydown', { key: i % 2 ? 'a' : 'd', bubbles: true, cancelable: true });
+        (zoom ? c : t).dispatchEvent(ev);
+        const now = await nextFrame();
+        out.push([Number(t.dataset.paintMs), now - last]);
+        last = now;
+      }
+      return out;
+    }, steps);
+    const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+    const paint = frames.map((f) => f[0]);
+    const interval = frames.map((f) => f[1]);
+    console.log(`${copies} × demo-trace.bin: ${polls} polls, timeline data ${(bytes / polls).toFixed(1)} bytes per poll (${(bytes / 1e6).toFixed(1)} MB)`);
+    console.log(`first frame painted in ${first.toFixed(1)} ms`);
+    const oneVsync = interval.filter((t) => t < 17.5).length / interval.length;
+    console.log(`${steps} pan/zoom frames: paint p50 ${pct(paint, 50).toFixed(1)} ms, p95 ${pct(paint, 95).toFixed(1)} ms; frame interval p50 ${pct(interval, 50).toFixed(1)} ms, p90 ${pct(interval, 90).toFixed(1)} ms, p95 ${pct(interval, 95).toFixed(1)} ms (${(100 * oneVsync).toFixed(0)}% of frames in one vsync)`);
   });
-  try {
-    await withBrowser(async (context, url) => {
-      const page = await context.newPage();
-      await page.setViewportSize({ width: 1400, height: 1000 });
-      await page.goto(url);
-      await page.waitForSelector('[data-testid=file-input]', { state: 'attached' });
-      await page.waitForTimeout(1500);
-      await page.setInputFiles('[data-testid=file-input]', files);
-      const flame = page.locator('[data-testid=section-flamegraph]');
-      await flame.waitFor({ timeout: 600_000 });
-      await page.waitForTimeout(500);
-      const shown = await page.evaluate(async () => {
-        const s = document.querySelector('[data-testid=section-flamegraph]');
-        const c = document.querySelector('[data-testid=flame-canvas]');
-        const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
-        const t0 = performance.now();
-        s.querySelector('[data-kind=idle]').click();
-        while (c.dataset.kind !== 'idle') await nextFrame();
-        const t1 = await nextFrame();
-        return { samples: Number(c.dataset.rootTotal), wall: t1 - t0, build: Number(s.dataset.buildMs), paint: Number(s.dataset.paintMs) };
-      });
-      const frames = await page.evaluate(async (n) => {
-        const s = document.querySelector('[data-testid=section-flamegraph]');
-        const c = document.querySelector('[data-testid=flame-canvas]');
-        const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
-        const key = (k) => c.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
-        const out = [];
-        for (let i = 0; i < n; i++) {
-          if (i % 6 < 3) {
-            key('ArrowDown');
-            key('Enter');
-          } else key('Escape');
-          await nextFrame();
-          out.push(Number(s.dataset.paintMs));
-        }
-        return out;
-      }, steps);
-      const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-      console.log(`${copies} × demo-trace.bin: idle-park flamegraph of ${shown.samples} samples`);
-      console.log(`click → shown ${shown.wall.toFixed(1)} ms (build ${shown.build.toFixed(1)} ms, first paint ${shown.paint.toFixed(1)} ms)`);
-      console.log(`${steps} zoom frames: paint p50 ${pct(frames, 50).toFixed(2)} ms, p95 ${pct(frames, 95).toFixed(2)} ms, max ${Math.max(...frames).toFixed(2)} ms`);
-      await page.close();
+}
+
+async function flameBench(copies, steps) {
+  await withDemoCopies(copies, async (page) => {
+    const flame = page.locator('[data-testid=section-flamegraph]');
+    await flame.waitFor({ timeout: 600_000 });
+    await page.waitForTimeout(500);
+    const shown = await page.evaluate(async () => {
+      const s = document.querySelector('[data-testid=section-flamegraph]');
+      const c = document.querySelector('[data-testid=flame-canvas]');
+      const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+      const t0 = performance.now();
+      s.querySelector('[data-kind=idle]').click();
+      while (c.dataset.kind !== 'idle') await nextFrame();
+      const t1 = await nextFrame();
+      return { samples: Number(c.dataset.rootTotal), wall: t1 - t0, build: Number(s.dataset.buildMs), paint: Number(s.dataset.paintMs) };
     });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    const frames = await page.evaluate(async (n) => {
+      const s = document.querySelector('[data-testid=section-flamegraph]');
+      const c = document.querySelector('[data-testid=flame-canvas]');
+      const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+      const key = (k) => c.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
+      const out = [];
+      for (let i = 0; i < n; i++) {
+        if (i % 6 < 3) {
+          key('ArrowDown');
+          key('Enter');
+        } else key('Escape');
+        await nextFrame();
+        out.push(Number(s.dataset.paintMs));
+      }
+      return out;
+    }, steps);
+    const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+    console.log(`${copies} × demo-trace.bin: idle-park flamegraph of ${shown.samples} samples`);
+    console.log(`click → shown ${shown.wall.toFixed(1)} ms (build ${shown.build.toFixed(1)} ms, first paint ${shown.paint.toFixed(1)} ms)`);
+    console.log(`${steps} zoom frames: paint p50 ${pct(frames, 50).toFixed(2)} ms, p95 ${pct(frames, 95).toFixed(2)} ms, max ${Math.max(...frames).toFixed(2)} ms`);
+  });
 }
 
 /** `count` segment keys in S3's (lexicographic) listing order, with sizes. */

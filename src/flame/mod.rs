@@ -218,7 +218,7 @@ pub fn FlamePanel(report: Arc<Report>, #[prop(optional)] before: Option<Arc<Repo
                     aria-pressed=move || (kind.get() == k).to_string()
                     on:click=move |_| kind.set(k)
                 >
-                    {format!("{} · {total}", kind_label(k))}
+                    {format!("{} · {}", kind_label(k), if k == SampleKind::Alloc { crate::units::bytes(total) } else { total.to_string() })}
                 </button>
             }
         })

@@ -52,7 +52,10 @@ fn ComparePanel(a: Arc<Report>, b: Arc<Report>, state: AppState) -> impl IntoVie
                     view! { <li class="muted">"none"</li> }.into_any()
                 } else {
                     list.into_iter()
-                        .map(|f| view! { <li><span class="chip">{f.check}</span>" "{f.message.lines().next().unwrap_or_default().to_string()}</li> })
+                        .map(|f| {
+                            let headline = f.headline().to_string();
+                            view! { <li><span class="chip">{f.check}</span>" "{headline}</li> }
+                        })
                         .collect_view()
                         .into_any()
                 }}

@@ -3,6 +3,7 @@
 //! and only ever rendered as text.
 
 mod blocking;
+mod charts;
 mod compare;
 mod cpu_hotspots;
 mod kernel_wait;
@@ -63,6 +64,7 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
                             {summary::view(r)}
                             {setup::view(r)}
                             {workers::view(r)}
+                            {charts::view(r)}
                             {long_polls::view(r)}
                             {sched_delays::view(r)}
                             {poll_by_spawn::view(r)}

@@ -35,7 +35,7 @@ pub fn view(report: &Arc<Report>) -> impl IntoView + use<> {
         .take(TOP)
         .cloned()
         .map(|f| {
-            let first = f.message.lines().next().unwrap_or_default().to_string();
+            let first = f.headline().to_string();
             view! {
                 <li class="top-finding">
                     <span class="top-message">{first}</span>

@@ -76,6 +76,18 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
   const flame = page.locator('[data-testid=section-flamegraph]');
   await flame.waitFor({ timeout: REPORT_TIMEOUT });
   const report = JSON.parse(cli('analyze', path.join(fixtures, 'demo-trace.bin'), '--json'));
+  // The distributions: every poll and every scheduling delay in a bar, and in its table.
+  const polls = report.workers.reduce((s, w) => s + w.pollCount, 0);
+  const chart = page.locator('[data-testid=section-distributions] [data-testid=chart][data-kind=polls]');
+  assert.equal(await chart.getAttribute('data-total'), String(polls));
+  assert.match(await chart.locator('svg').getAttribute('aria-label'), new RegExp(`^Poll duration: ${polls} values from `));
+  const tableSum = (await chart.locator('td.num').allTextContents()).reduce((s, t) => s + Number(t), 0);
+  assert.equal(tableSum, polls);
+  assert.equal(
+    await page.locator('[data-testid=section-distributions] [data-testid=chart][data-kind=delays]').getAttribute('data-total'),
+    String(report.schedDelays.count),
+  );
+  await shot(page, page.locator('[data-testid=section-distributions]'), 'distributions.png');
   const canvas = flame.locator('[data-testid=flame-canvas]');
   assert.equal(await canvas.getAttribute('data-kind'), 'on-cpu');
   assert.equal(await canvas.getAttribute('data-root-total'), String(report.summary.onCpuSampleCount));

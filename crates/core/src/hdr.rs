@@ -10,6 +10,14 @@ use std::collections::BTreeMap;
 
 const SUB_BUCKET_BITS: u32 = 11;
 
+/// Values from `lo` up to (not including) `hi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogBin {
+    pub lo: u64,
+    pub hi: u64,
+    pub count: u64,
+}
+
 /// A mergeable histogram of positive integer values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
@@ -79,6 +87,38 @@ impl Histogram {
             .sum()
     }
 
+    /// Counts in bins of equal width on a log scale, `per_decade` bins per
+    /// power of ten, from the lowest bin with a value to the highest (empty
+    /// bins between included): what a log-scale histogram draws.
+    pub fn log_bins(&self, per_decade: u32) -> Vec<LogBin> {
+        let k = f64::from(per_decade.max(1));
+        let bin = |v: u64| ((v.max(1) as f64).log10() * k).floor() as i64;
+        let (Some(&lo), Some(&hi)) = (self.buckets.keys().next(), self.buckets.keys().next_back()) else {
+            return Vec::new();
+        };
+        // A bin's lower edge; at a power of ten exactly (no float rounding).
+        let edge = |i: i64| {
+            let per = i64::from(per_decade.max(1));
+            if i % per == 0 {
+                10u64.saturating_pow((i / per) as u32)
+            } else {
+                10f64.powf(i as f64 / k).ceil() as u64
+            }
+        };
+        let first = bin(lo);
+        let mut out: Vec<LogBin> = (first..=bin(hi))
+            .map(|i| LogBin {
+                lo: edge(i),
+                hi: edge(i + 1),
+                count: 0,
+            })
+            .collect();
+        for (&low, &c) in &self.buckets {
+            out[(bin(low) - first) as usize].count += c;
+        }
+        out
+    }
+
     /// `percentile(p)` for 0 < p <= 100: the highest equivalent of the bucket
     /// where the running count first reaches round-half-up(p% of count).
     pub fn percentile(&self, p: f64) -> u64 {
@@ -124,6 +164,20 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_bins_cover_every_value_once() {
+        let mut h = Histogram::default();
+        for v in [1, 9, 10, 11, 99, 100, 5_000, 2_000_000] {
+            h.record(v);
+        }
+        let bins = h.log_bins(1);
+        assert_eq!(bins.len(), 7);
+        assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), [2, 3, 1, 1, 0, 0, 1]);
+        assert_eq!((bins[1].lo, bins[1].hi), (10, 100));
+        assert_eq!(h.log_bins(4).iter().map(|b| b.count).sum::<u64>(), 8);
+        assert!(Histogram::default().log_bins(4).is_empty());
+    }
 
     #[test]
     fn exact_below_2048_and_bucketed_above() {

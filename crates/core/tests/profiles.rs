@@ -92,3 +92,28 @@ fn blocking_calls_are_named_by_the_application_frame() {
     assert!(kernel.iter().all(|&i| !g.kernel_addresses(i).is_empty()));
     assert!((0..g.nodes().len() as u32).all(|i| !is_kernel_address(&g.label(i).text)));
 }
+
+#[test]
+fn distributions_count_every_value() {
+    for rel in SINGLE_FILES {
+        let r = analyze(&[rel], &Options::default(), None);
+        let d = &r.distributions;
+        let sum = |bins: &[d9lens_core::report::LogBin]| bins.iter().map(|b| b.count).sum::<u64>();
+        let polls: u64 = r.workers.iter().map(|w| w.poll_count).sum();
+        assert_eq!(sum(&d.polls), polls, "{rel}");
+        assert_eq!(sum(&d.polls), r.all_polls.count, "{rel}");
+        assert_eq!(sum(&d.sched_delays), r.sched_delays.count, "{rel}");
+        // Bins are contiguous and ordered; the largest bin holds the max.
+        assert!(
+            d.polls.windows(2).all(|w| w[0].hi == w[1].lo && w[0].lo < w[1].lo),
+            "{rel}"
+        );
+        if let Some(last) = d.polls.last() {
+            assert!(last.lo <= r.all_polls.max_ns, "{rel}");
+        }
+        for (name, bins) in &d.spans {
+            let stats = r.spans.iter().find(|s| &s.name == name).unwrap();
+            assert_eq!(sum(bins), stats.count, "{rel} {name}");
+        }
+    }
+}

@@ -365,12 +365,26 @@ impl Acc {
             min_ns: h.min(),
             slowest: None,
         };
-        let all_polls = {
-            let mut all = Histogram::default();
-            for h in self.poll_durations.values() {
-                all.merge(h);
+        let mut polls_hist = Histogram::default();
+        for h in self.poll_durations.values() {
+            polls_hist.merge(h);
+        }
+        let all_polls = hist_stats(&"all polls".to_string(), &polls_hist);
+        let distributions = {
+            let mut by_count: Vec<(&String, &Histogram)> = self.span_stats.iter().collect();
+            by_count.sort_by(|a, b| b.1.count().cmp(&a.1.count()).then(a.0.cmp(b.0)));
+            Distributions {
+                polls: polls_hist.log_bins(BINS_PER_DECADE),
+                sched_delays: self
+                    .delay_hist
+                    .as_ref()
+                    .map_or_else(Vec::new, |h| h.log_bins(BINS_PER_DECADE)),
+                spans: by_count
+                    .into_iter()
+                    .take(CHARTED_SPANS)
+                    .map(|(n, h)| (n.clone(), h.log_bins(BINS_PER_DECADE)))
+                    .collect(),
             }
-            hist_stats(&"all polls".to_string(), &all)
         };
         let mut poll_by_spawn: Vec<DurationStats> = self.poll_durations.iter().map(|(k, h)| hist_stats(k, h)).collect();
         poll_by_spawn.sort_by_key(|a| std::cmp::Reverse(a.max_ns));
@@ -467,6 +481,7 @@ impl Acc {
             },
             poll_by_spawn,
             all_polls,
+            distributions,
             lifecycle: lifecycle(&self),
             blocking: Blocking {
                 off_cpu_samples: self.off_cpu,

@@ -34,7 +34,7 @@ pub fn render(c: &Comparison) -> String {
             let _ = writeln!(o, "  (none)");
         }
         for f in list {
-            let first = f.message.lines().next().unwrap_or_default();
+            let first = f.headline();
             let _ = writeln!(o, "  [{}] {}", printable(&f.check), printable(first));
         }
     };

@@ -34,7 +34,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(o, "<li>No red flags.</li>");
     }
     for f in &r.red_flags {
-        let first = f.message.lines().next().unwrap_or_default();
+        let first = f.headline();
         let _ = writeln!(
             o,
             "<li><code>{}</code> {}<br><span class=\"muted\">Fix: {}</span></li>",

@@ -35,7 +35,7 @@ pub fn render(r: &Report) -> String {
             Severity::Warning => "warning",
             Severity::Info => "info",
         };
-        let first = f.message.lines().next().unwrap_or_default();
+        let first = f.headline();
         let _ = writeln!(
             o,
             "- **{severity}** `{}`: {}  \n  Fix: {}",

@@ -1,6 +1,7 @@
 //! The report: every number d9lens shows, as plain serializable data. The
 //! page, the CLI's `--json` and the text renderer all read this one model.
 
+pub use crate::hdr::LogBin;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -35,6 +36,9 @@ pub struct Report {
     /// Every poll's duration, whatever its spawn location.
     #[serde(default)]
     pub all_polls: DurationStats,
+    /// Log-scale histograms of durations, for charts.
+    #[serde(default)]
+    pub distributions: Distributions,
     pub lifecycle: Lifecycle,
     pub blocking: Blocking,
     pub cpu_hotspots: CpuHotspots,
@@ -78,6 +82,13 @@ impl Report {
         } else {
             Health::Healthy
         }
+    }
+}
+
+impl Finding {
+    /// The message's first line: what lists of findings show.
+    pub fn headline(&self) -> &str {
+        self.message.lines().next().unwrap_or_default()
     }
 }
 
@@ -235,6 +246,21 @@ pub struct SchedDelay {
     /// The poll that waited.
     pub moment: Moment,
 }
+
+/// Durations counted in log-scale bins (`hdr::Histogram::log_bins`, ns).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Distributions {
+    pub polls: Vec<LogBin>,
+    pub sched_delays: Vec<LogBin>,
+    /// The most frequent spans' durations.
+    pub spans: Vec<(String, Vec<LogBin>)>,
+}
+
+/// Bins per power of ten in `Distributions`.
+pub const BINS_PER_DECADE: u32 = 4;
+/// Spans charted in `Distributions`.
+pub const CHARTED_SPANS: usize = 4;
 
 /// Histogram summary of durations under one key (spawn location or span name).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
