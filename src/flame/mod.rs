@@ -11,7 +11,7 @@ use d9lens_core::profile::flame::{FlameGraph, Order, Rect};
 use d9lens_core::profile::folded::write_folded;
 use d9lens_core::profile::origin::Origin;
 use d9lens_core::profile::{diff_flamegraph, flamegraph};
-use d9lens_core::report::{Report, SampleKind};
+use d9lens_core::report::{Profiles, SampleKind};
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -50,13 +50,19 @@ const KINDS: [SampleKind; 4] = [
     SampleKind::Alloc,
 ];
 
-/// The flamegraphs of `report`; with `before`, differential: laid out as
-/// `report`, coloured by how each frame's share changed since `before`.
+/// The flamegraphs of `profiles` (a report's, or one long poll's samples);
+/// with `before`, differential: laid out as `profiles`, coloured by how each
+/// frame's share changed since `before`.
 #[component]
-pub fn FlamePanel(report: Arc<Report>, #[prop(optional)] before: Option<Arc<Report>>) -> impl IntoView {
-    let profiles = report.profiles.clone();
+pub fn FlamePanel(
+    profiles: Arc<Profiles>,
+    #[prop(optional)] before: Option<Arc<Profiles>>,
+    /// The panel's title and test id, when not the report's.
+    #[prop(optional)]
+    title: Option<(String, &'static str)>,
+) -> impl IntoView {
     let diff = before.is_some();
-    let baseline = before.map(|b| b.profiles.clone());
+    let baseline = before;
     let totals: Vec<(SampleKind, u64)> = KINDS.iter().map(|&k| (k, profiles.total(k))).collect();
     let first = totals.iter().find(|(_, t)| *t > 0).map(|&(k, _)| k)?;
     let kind = RwSignal::new(first);
@@ -340,10 +346,15 @@ pub fn FlamePanel(report: Arc<Report>, #[prop(optional)] before: Option<Arc<Repo
         })
     };
 
+    let (heading, testid) = match (title, diff) {
+        (Some((t, id)), _) => (t, id),
+        (None, true) => ("Differential flamegraph: B against A".to_string(), "compare-flamegraph"),
+        (None, false) => ("Flamegraphs".to_string(), "section-flamegraph"),
+    };
     Some(view! {
-        <section class="card flame" data-testid=if diff { "compare-flamegraph" } else { "section-flamegraph" } node_ref=section>
+        <section class="card flame" data-testid=testid node_ref=section>
             <header class="section-head">
-                <h2>{if diff { "Differential flamegraph: B against A" } else { "Flamegraphs" }}</h2>
+                <h2>{heading}</h2>
                 <span class="section-sub">"click or Enter to zoom in, Escape or the path to zoom out, arrows to walk"</span>
             </header>
             <div class="tl-toolbar" role="group" aria-label="Samples">{kinds}</div>

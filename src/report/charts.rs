@@ -3,8 +3,11 @@
 //! and count on hover), each with the same numbers as a table.
 
 use super::widgets::{DataTable, Section};
+use crate::session::AppState;
 use d9lens_core::fmt::fmt_dur;
+use d9lens_core::fmt::to_fixed;
 use d9lens_core::report::{BINS_PER_DECADE, LogBin, Report};
+use d9lens_core::timeline::{Scene, worker_load};
 use leptos::prelude::*;
 
 const W: f64 = 640.0;
@@ -12,7 +15,7 @@ const H: f64 = 150.0;
 /// Room under the bars for the axis labels.
 const AXIS: f64 = 18.0;
 
-pub fn view(r: &Report) -> impl IntoView + use<> {
+pub fn view(r: &Report, state: AppState) -> impl IntoView + use<> {
     let d = &r.distributions;
     if d.polls.is_empty() && d.sched_delays.is_empty() && d.spans.is_empty() {
         return None;
@@ -36,6 +39,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
     Some(view! {
         <Section title="Distributions" testid="section-distributions" subtitle=format!("log scale: {BINS_PER_DECADE} bars per power of ten")>
             <div class="charts">{charts}</div>
+            {move || state.scene.get().map(|s| load_chart(&s))}
         </Section>
     })
 }
@@ -102,6 +106,82 @@ fn chart(title: String, kind: &'static str, bins: Vec<LogBin>) -> impl IntoView 
             <details class="chart-table">
                 <summary>"as a table"</summary>
                 <DataTable columns=&[("Range", ""), ("Count", "num")]>{rows}</DataTable>
+            </details>
+        </figure>
+    }
+}
+
+/// Bins of the worker-load chart.
+const LOAD_BINS: usize = 120;
+const LOAD_ROW: f64 = 14.0;
+const LOAD_LABEL: f64 = 110.0;
+
+/// How busy each worker was over the timeline's axis: one row per worker
+/// (per host · boot), darker where more of the time went to polls.
+fn load_chart(scene: &Scene) -> impl IntoView + use<> {
+    let lanes = worker_load(scene, LOAD_BINS);
+    let many_groups = scene.groups.len() > 1;
+    let name = |group: usize, runtime: &str, worker: u64| {
+        if many_groups {
+            format!("{} · {runtime} {worker}", scene.groups[group].label)
+        } else {
+            format!("{runtime} worker {worker}")
+        }
+    };
+    let height = lanes.len() as f64 * LOAD_ROW;
+    let bw = W / LOAD_BINS as f64;
+    let rows = lanes
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let y = i as f64 * LOAD_ROW;
+            let cells = l
+                .busy
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b > 0.0)
+                .map(|(k, b)| {
+                    view! {
+                        <rect class="chart-load" x=format!("{:.1}", LOAD_LABEL + k as f64 * bw) y=format!("{:.1}", y + 1.0)
+                            width=format!("{:.2}", bw) height=format!("{:.1}", LOAD_ROW - 2.0) fill-opacity=format!("{:.3}", b.max(0.04))></rect>
+                    }
+                })
+                .collect_view();
+            view! {
+                <text class="chart-label" x="0" y=format!("{:.1}", y + LOAD_ROW - 3.0)>{format!("{} {}", l.runtime, l.worker)}</text>
+                {cells}
+            }
+        })
+        .collect_view();
+    let table = lanes
+        .iter()
+        .map(|l| {
+            let mean = l.busy.iter().sum::<f64>() / l.busy.len().max(1) as f64;
+            let max = l.busy.iter().copied().fold(0.0, f64::max);
+            view! {
+                <tr>
+                    <td>{name(l.group, &l.runtime, l.worker)}</td>
+                    <td class="num">{format!("{}%", to_fixed(mean * 100.0, 1))}</td>
+                    <td class="num">{format!("{}%", to_fixed(max * 100.0, 1))}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let label = format!(
+        "Worker load over time: {} worker lane(s), the share of each of {LOAD_BINS} slices of the timeline spent in polls",
+        lanes.len()
+    );
+    let (aria, n) = (label.clone(), lanes.len());
+    view! {
+        <figure class="chart chart-wide" data-testid="chart" data-kind="load" data-lanes=n.to_string()>
+            <figcaption>"Worker load over time (time in polls)"</figcaption>
+            <svg class="chart-load-svg" viewBox=format!("0 0 {} {height}", LOAD_LABEL + W) role="img" aria-label=aria preserveAspectRatio="none">
+                <title>{label}</title>
+                {rows}
+            </svg>
+            <details class="chart-table">
+                <summary>"as a table"</summary>
+                <DataTable columns=&[("Worker", ""), ("Mean", "num"), ("Busiest slice", "num")]>{table}</DataTable>
             </details>
         </figure>
     }

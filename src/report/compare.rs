@@ -76,7 +76,7 @@ fn ComparePanel(a: Arc<Report>, b: Arc<Report>, state: AppState) -> impl IntoVie
             {findings("Findings only in B", "compare-only-b", c.findings_only_in_b)}
             {findings("Findings only in A (gone in B)", "compare-only-a", c.findings_only_in_a)}
         </section>
-        <FlamePanel report=b.clone() before=a.clone() />
+        <FlamePanel profiles=b.profiles.clone() before=a.profiles.clone() />
     }
 }
 

@@ -2,9 +2,11 @@
 
 use super::stack::{headline, stack_view};
 use super::widgets::{Lazy, Section, opt_loc, show_on_timeline};
+use crate::flame::FlamePanel;
 use d9lens_core::fmt::fmt_dur;
-use d9lens_core::report::{LongPoll, Moment, Report, Stack};
+use d9lens_core::report::{LongPoll, Moment, Profiles, Report, Stack};
 use leptos::prelude::*;
+use std::sync::Arc;
 
 /// How many long polls the table lists, as the text report does.
 const SHOWN: usize = 10;
@@ -64,6 +66,7 @@ fn poll_rows(p: LongPoll) -> impl IntoView {
     let sched = p.sched_samples;
     let cpu = p.cpu_samples;
     let (n_sched, n_cpu) = (sched.len(), cpu.len());
+    let (flame_sched, flame_cpu, dur) = (sched.clone(), cpu.clone(), p.dur_ns);
     view! {
         <tbody class="poll">
             <tr data-testid="long-poll-row">
@@ -82,6 +85,12 @@ fn poll_rows(p: LongPoll) -> impl IntoView {
                     {if has_samples {
                         view! {
                             <div class="sample-groups">
+                                <Lazy summary="flamegraph of these samples".to_string() class="poll-flame">
+                                    <FlamePanel
+                                        profiles=Arc::new(Profiles::from_samples(&flame_cpu, &flame_sched))
+                                        title=(format!("Flamegraph of the {} poll's samples", fmt_dur(dur as f64)), "poll-flamegraph")
+                                    />
+                                </Lazy>
                                 {samples_view("scheduling (off-CPU) sample", "blocking call stack", sched)}
                                 {samples_view("CPU sample", "on-CPU stack", cpu)}
                             </div>

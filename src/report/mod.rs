@@ -59,12 +59,12 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
                     .then(|| {
                         let r = &*rest;
                         view! {
-                            <FlamePanel report=rest.clone() />
+                            <FlamePanel profiles=rest.profiles.clone() />
                             {red_flags::view(r)}
                             {summary::view(r)}
                             {setup::view(r)}
                             {workers::view(r)}
-                            {charts::view(r)}
+                            {charts::view(r, state)}
                             {long_polls::view(r)}
                             {sched_delays::view(r)}
                             {poll_by_spawn::view(r)}

@@ -45,7 +45,7 @@ test('blocking.bin: the search finds legacy_sync_lookup with the text report sha
   await flame.waitFor({ timeout: REPORT_TIMEOUT });
   await flame.locator('[data-testid=flame-kind][data-kind=blocking]').click();
   const canvas = flame.locator('[data-testid=flame-canvas]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=flame-canvas]').dataset.kind === 'blocking');
+  await page.waitForFunction(() => document.querySelector('[data-testid=section-flamegraph] [data-testid=flame-canvas]').dataset.kind === 'blocking');
   // The text report names the group by the function and gives its share.
   const text = cli('analyze', path.join(fixtures, 'blocking.bin'));
   const line = text.split('\n').find((l) => /samples \(.*\) — legacy_sync_lookup workload\.rs:108$/.test(l));
@@ -87,7 +87,16 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
     await page.locator('[data-testid=section-distributions] [data-testid=chart][data-kind=delays]').getAttribute('data-total'),
     String(report.schedDelays.count),
   );
+  // Worker load over time: a row per worker lane.
+  assert.equal(await page.locator('[data-testid=chart][data-kind=load]').getAttribute('data-lanes'), '4');
   await shot(page, page.locator('[data-testid=section-distributions]'), 'distributions.png');
+  // The worst long poll's own flamegraph: its 305 off-CPU samples.
+  const row = page.locator('[data-testid=section-long-polls] tbody.poll').first();
+  await row.locator('summary', { hasText: 'flamegraph of these samples' }).click();
+  const pollFlame = row.locator('[data-testid=poll-flamegraph] [data-testid=flame-canvas]');
+  await pollFlame.waitFor();
+  assert.equal(await pollFlame.getAttribute('data-kind'), 'blocking');
+  assert.equal(await pollFlame.getAttribute('data-root-total'), String(report.longPolls.worst[0].schedSamples.length));
   const canvas = flame.locator('[data-testid=flame-canvas]');
   assert.equal(await canvas.getAttribute('data-kind'), 'on-cpu');
   assert.equal(await canvas.getAttribute('data-root-total'), String(report.summary.onCpuSampleCount));
@@ -101,7 +110,8 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
   await page.keyboard.press('ArrowDown');
   const picked = await flame.locator('[data-testid=flame-selected] strong').innerText();
   await page.keyboard.press('Enter');
-  await page.waitForFunction((t) => document.querySelector('[data-testid=flame-canvas]').dataset.focus === t, picked);
+  const focusOf = '[data-testid=section-flamegraph] [data-testid=flame-canvas]';
+  await page.waitForFunction(([sel, t]) => document.querySelector(sel).dataset.focus === t, [focusOf, picked]);
   assert.equal(await crumbs.count(), 3);
   assert.equal(await crumbs.last().innerText(), picked);
   await shot(page, flame, 'flamegraph-demo.png');
@@ -116,10 +126,10 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
   await canvas.focus();
   // Escape zooms out one level; the first crumb goes back to the whole graph.
   await page.keyboard.press('Escape');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=flame-crumb]').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=section-flamegraph] [data-testid=flame-crumb]').length === 2);
   await crumbs.first().focus();
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.querySelector('[data-testid=flame-canvas]').dataset.focus === 'all');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.focus === 'all', focusOf);
   // Hovering a frame says its share.
   const box = await canvas.boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + 27);

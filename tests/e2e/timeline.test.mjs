@@ -74,8 +74,6 @@ test('the long-poll flag shows its poll, and the link reopens it', { timeout: 24
   assert.match(await page.locator('[data-testid=poll-detail-loc]').innerText(), /examples\/metrics-service\/src\/main\.rs:334:14$/);
   await page.locator('[data-testid=poll-diagnosis]').waitFor({ timeout: 60_000 });
   assert.match(await page.locator('[data-testid=task-history]').innerText(), /polled \d+ time\(s\)/);
-  // Who woke it: the waker task (and where it was spawned, when known).
-  assert.match(await page.locator('[data-testid=task-wakes]').innerText(), /woken .+ by (task \d+|an unknown waker)/);
   // Zoomed to the poll: its 32.33 ms take a good part of the window.
   const [a, b] = await windowOf(page);
   assert.ok(b - a < 4 * 32_334_125 && b - a > 32_334_125, `window ${a}–${b}`);
@@ -187,6 +185,9 @@ test('every long poll of a dropped trace has its own link to the timeline', { ti
     const d = document.querySelector('[data-testid=poll-detail]');
     return d?.dataset.task === '349' && d?.dataset.worker === '0';
   });
+  // A poll that waited after a wake says who woke its task.
+  await page.locator('[data-testid=task-history]').waitFor({ timeout: 60_000 });
+  assert.match(await page.locator('[data-testid=task-wakes]').innerText(), /woken .+ by (task \d+|an unknown waker)/);
   // The top in-poll blocking stack links to the poll its first sample was taken in.
   const report = JSON.parse(execFileSync(path.join(root, 'target/debug/d9lens'), ['analyze', path.join(fixtures, 'blocking.bin'), '--json'], { maxBuffer: 1 << 28 }));
   const at = report.blocking.inPollStacks[0].moment;

@@ -339,3 +339,38 @@ fn every_finding_with_a_moment_finds_it_on_the_timeline() {
     let spans = r.spans.iter().filter(|s| s.slowest.is_some()).count();
     assert_eq!(spans, r.spans.len(), "every span name has its slowest instance");
 }
+
+#[test]
+fn worker_load_spends_every_polls_time_in_its_bins() {
+    let files: Vec<FileTimeline> = ["demo-trace.bin", "rotation/trace.0.bin", "rotation/trace.1.bin"]
+        .iter()
+        .map(|rel| timeline_of(rel).0)
+        .collect();
+    let scene = Scene::new(files);
+    let bins = 120;
+    let loads = timeline::worker_load(&scene, bins);
+    let width = scene.total / bins as f64;
+    let workers = scene
+        .rows
+        .iter()
+        .filter(|r| matches!(r.kind, RowKind::Worker { .. }))
+        .count();
+    assert_eq!(loads.len(), workers);
+    for l in &loads {
+        assert_eq!(l.busy.len(), bins);
+        assert!(l.busy.iter().all(|b| (0.0..=1.0).contains(b)));
+        let in_polls: f64 = scene
+            .lanes_of(l.group, l.worker)
+            .map(|(f, lane)| {
+                let polls = &scene.files[f].lanes[lane].polls;
+                (0..polls.len()).map(|i| polls.dur(i) as f64).sum::<f64>()
+            })
+            .sum();
+        let binned: f64 = l.busy.iter().sum::<f64>() * width;
+        assert!(
+            (binned - in_polls).abs() <= in_polls * 1e-9 + 1.0,
+            "worker {} {binned} vs {in_polls}",
+            l.worker
+        );
+    }
+}

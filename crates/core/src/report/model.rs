@@ -410,6 +410,37 @@ impl Profiles {
     pub fn total(&self, kind: SampleKind) -> u64 {
         self.stacks(kind).map(|w| w.weight).sum()
     }
+
+    /// The profiles of a few samples given as stacks (a long poll's): each
+    /// distinct stack once, as the report shares it (one `Stack` per stack).
+    pub fn from_samples(on_cpu: &[Stack], blocking: &[Stack]) -> Profiles {
+        let mut p = Profiles::default();
+        p.on_cpu = weigh(on_cpu, &mut p.frames);
+        p.blocking = weigh(blocking, &mut p.frames);
+        p
+    }
+}
+
+/// Equal stacks (the same shared `Stack`) counted together, their frames
+/// appended to `frames`.
+fn weigh(stacks: &[Stack], frames: &mut Vec<Frame>) -> Vec<Weighted> {
+    let mut index: std::collections::HashMap<(*const Frame, usize), usize> = std::collections::HashMap::new();
+    let mut out: Vec<Weighted> = Vec::new();
+    for s in stacks {
+        let key = (s.as_ptr(), s.len());
+        if let Some(&i) = index.get(&key) {
+            out[i].weight += 1;
+            continue;
+        }
+        let start = frames.len() as u32;
+        frames.extend(s.iter().cloned());
+        index.insert(key, out.len());
+        out.push(Weighted {
+            weight: 1,
+            stack: (start..frames.len() as u32).collect(),
+        });
+    }
+    out
 }
 
 /// Samples that share one stack.

@@ -1,10 +1,11 @@
 //! The timeline: each file's polls, parks, samples, counters and spans in
 //! compact columns (`model`), moved as bytes (`codec`), placed with other
-//! files on one axis (`scene`), navigated (`view`) and reduced to what a
+//! files on one axis (`scene`), how busy each worker was over it (`load`), navigated (`view`) and reduced to what a
 //! window of some pixels can show (`lod`), with stable colours (`palette`).
 
 mod codec;
 mod link;
+mod load;
 mod lod;
 mod model;
 mod palette;
@@ -13,6 +14,7 @@ mod view;
 
 pub use codec::{CodecError, decode, encode};
 pub use link::{PollLink, TimelineLink};
+pub use load::{LaneLoad, worker_load};
 pub use lod::{AxisMap, Mark, MarkKind, counter_marks, poll_at, poll_marks, span_marks, tick_marks};
 pub use model::{Counter, CounterKind, Durations, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC, Polls, SpanTrack};
 pub use palette::{Colour, colour};
