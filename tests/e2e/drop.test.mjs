@@ -60,7 +60,7 @@ test('a file chosen with the file input gives the reference report', { timeout: 
     assert.equal(await page.locator(`[data-testid=${id}]`).count(), 1, `${id} is shown`);
   }
   // Open the first long poll's first stack: frames are rendered with formatFrame.
-  const firstStack = page.locator('[data-testid=section-long-polls] details.lazy').first();
+  const firstStack = page.locator('[data-testid=section-long-polls] details.stack-details').first();
   await firstStack.locator('summary').click();
   await firstStack.locator('ol.stack li').first().waitFor();
   assert.match(await firstStack.textContent(), /legacy_sync_lookup workload\.rs:108/);
