@@ -46,7 +46,7 @@ fn side(paths: &[PathBuf]) -> Result<Report, String> {
     };
     let report = merge_files(&files, Some(label), &Options::default())?;
     for err in &report.errors {
-        eprintln!("d9lens: {}: {}", err.file, err.message);
+        crate::output::warn(&format!("{}: {}", err.file, err.message));
     }
     Ok(report)
 }

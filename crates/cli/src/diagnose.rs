@@ -54,12 +54,12 @@ pub(crate) fn load(path: &Path) -> Result<(ParsedTrace, bool), String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let (parsed, failure) = trace::parse_trace(&raw);
     if let Some(f) = &failure {
-        eprintln!(
-            "d9lens: {} @{}: {}; events before it are used",
+        crate::output::warn(&format!(
+            "{} @{}: {}; events before it are used",
             path.display(),
             f.offset,
             f.message
-        );
+        ));
     }
     Ok((parsed, failure.is_none()))
 }

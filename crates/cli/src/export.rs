@@ -12,7 +12,6 @@ use crate::parallel;
 use d9lens_core::analysis::Options;
 use d9lens_core::export::chrome::{ChromeFile, write_chrome};
 use d9lens_core::export::{html, markdown};
-use d9lens_core::fmt::printable;
 use d9lens_core::profile::folded::write_folded;
 use d9lens_core::report::SampleKind;
 use std::fs::File;
@@ -103,7 +102,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode, String> {
                     exported.push(file);
                 }
                 Err(e) => {
-                    eprintln!("d9lens: {e}");
+                    crate::output::warn(&e);
                     failed = true;
                 }
             }
@@ -125,7 +124,7 @@ fn from_report(args: &ExportArgs) -> Result<ExitCode, String> {
     };
     let report = merge_files(&files, label, &Options::default())?;
     for err in &report.errors {
-        eprintln!("d9lens: {}: {}", printable(&err.file), printable(&err.message));
+        crate::output::warn(&format!("{}: {}", err.file, err.message));
     }
     let kind = args.samples.unwrap_or_default();
     write_out(args, |w| match args.format {

@@ -54,7 +54,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("d9lens: {msg}");
+            output::warn(&msg);
             ExitCode::from(2)
         }
     }

@@ -329,3 +329,31 @@ fn markdown_and_html_exports_keep_trace_strings_inert() {
     assert!(html.contains("&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;"));
     assert!(html.contains("default-src 'none'"));
 }
+
+#[test]
+fn terminal_escapes_in_trace_strings_reach_no_terminal() {
+    let file = path("escape-names.bin");
+    for args in [
+        vec!["analyze", &file],
+        vec!["analyze", &file, "--json"],
+        vec!["diagnose", &file],
+        vec!["compare", &file, "--", &file],
+        vec!["export", &file, "--format", "markdown"],
+        vec!["export", &file, "--format", "chrome"],
+    ] {
+        let out = d9lens(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (what, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            assert!(
+                !bytes.iter().any(|&b| b == 0x1b || b == 0x07 || b == b'\r'),
+                "{args:?}: a raw control character on {what}"
+            );
+        }
+    }
+    let text = String::from_utf8(d9lens(&["analyze", &file]).stdout).unwrap();
+    assert!(text.contains("spawn: \\u{1b}]0;pwned\\u{7}src/main.rs:1:1"), "{text}");
+}

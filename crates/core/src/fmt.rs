@@ -106,14 +106,27 @@ pub fn js_number(value: f64) -> String {
 }
 
 /// Text from a trace made safe for a terminal: control characters (escape
-/// sequences, carriage returns, bells) written as `\u{1b}` and the like.
+/// sequences, carriage returns, bells, line breaks) written as `\u{1b}` and
+/// the like.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    escape_controls(text, |_| false)
+}
+
+/// A whole text for a terminal (a report, a message): its lines and tabs
+/// kept, every other control character escaped as `printable` does, so no
+/// string inside it can move the cursor, retitle or clear the terminal.
+pub fn terminal_text(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_controls(text, |c| c == '\n' || c == '\t')
+}
+
+fn escape_controls(text: &str, keep: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && !keep(c);
+    if !text.chars().any(escaped) {
         return text.into();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if escaped(c) {
                 c.escape_unicode().to_string()
             } else {
                 c.to_string()
@@ -136,6 +149,7 @@ mod tests {
     fn printable_escapes_control_characters() {
         assert_eq!(printable("plain · text"), "plain · text");
         assert_eq!(printable("a\u{1b}]0;owned\u{7}b\n"), "a\\u{1b}]0;owned\\u{7}b\\u{a}");
+        assert_eq!(terminal_text("a\u{1b}[2J\tb\r\n"), "a\\u{1b}[2J\tb\\u{d}\n");
     }
 
     #[test]

@@ -225,9 +225,11 @@ fn a_polls_history_names_the_task_that_woke_it() {
     assert_eq!((w.waker, w.waker_spawn_loc.as_deref()), (None, None));
 }
 
-/// A trace whose spawn location and span name are markup: the e2e tests
-/// drop it (`tests/fixtures/hostile-names.bin`) and expect to read them as text.
-fn hostile_names_trace() -> Vec<u8> {
+/// A trace whose spawn location and span name are hostile: markup, which the
+/// e2e tests drop (`tests/fixtures/hostile-names.bin`) and expect to read as
+/// text, or terminal escapes, which the CLI must not pass to a terminal
+/// (`tests/fixtures/escape-names.bin`).
+fn hostile_names_trace(spawn_loc: &str, span_name: &str) -> Vec<u8> {
     use dial9_trace_format::types::FieldType::{String as Str, Varint as V};
     use dial9_trace_format::types::FieldValue::{String as S, Varint};
     let [enter, exit, close] = common::SPAN_SCHEMAS;
@@ -241,32 +243,44 @@ fn hostile_names_trace() -> Vec<u8> {
         exit,
         close,
     ];
-    let loc = || S("<img src=x onerror=\"window.__pwned=1\">src/main.rs:1:1".into());
+    let loc = || S(spawn_loc.into());
     let mut events = Vec::new();
     for (i, dur) in [(0u64, 20_000u64), (1, 12_000_000), (2, 30_000)] {
         let at = 1_000_000 + i * 20_000_000;
         events.push((at, 0, vec![Varint(0), Varint(1), loc()]));
         events.push((at + dur, 1, vec![Varint(0)]));
     }
-    let name = S("<script>window.__pwned=2</script><b>span</b>".into());
+    let name = S(span_name.into());
     events.push((21_000_000, 2, vec![Varint(1), name, Varint(1)]));
     events.push((32_000_000, 3, vec![Varint(1)]));
     events.push((32_000_001, 4, vec![Varint(1)]));
     common::encode_trace(&schemas, events)
 }
 
-#[test]
-fn the_hostile_names_fixture_is_what_its_generator_writes() {
-    let path = common::fixtures().join("hostile-names.bin");
-    let bytes = hostile_names_trace();
+const MARKUP: (&str, &str) = (
+    "<img src=x onerror=\"window.__pwned=1\">src/main.rs:1:1",
+    "<script>window.__pwned=2</script><b>span</b>",
+);
+const ESCAPES: (&str, &str) = ("\u{1b}]0;pwned\u{7}src/main.rs:1:1", "\u{1b}[2J\u{1b}[31mspan\r");
+
+/// The fixture `name` is what `hostile_names_trace` writes for `names`.
+fn check_fixture(name: &str, (loc, span): (&str, &str)) {
+    let path = common::fixtures().join(name);
+    let bytes = hostile_names_trace(loc, span);
     if std::env::var_os("D9LENS_WRITE_FIXTURES").is_some() {
         std::fs::write(&path, &bytes).unwrap();
     }
     assert_eq!(
         std::fs::read(&path).unwrap(),
         bytes,
-        "regenerate with D9LENS_WRITE_FIXTURES=1"
+        "{name}: regenerate with D9LENS_WRITE_FIXTURES=1"
     );
+}
+
+#[test]
+fn the_hostile_names_fixtures_are_what_their_generator_writes() {
+    check_fixture("hostile-names.bin", MARKUP);
+    check_fixture("escape-names.bin", ESCAPES);
     let (t, partial) = timeline_of("hostile-names.bin");
     assert_eq!(t.poll_count(), 3);
     assert!(t.strings.iter().any(|s| s.starts_with("<img")));

@@ -83,9 +83,9 @@ pub fn list(client: &Client, common: &Common) -> Result<Listed, FetchError> {
 /// Says on stderr what the walk left out, if anything.
 pub fn warn_not_listed(listed: &Listed) {
     if let Some(note) = listed.progress.truncation_note() {
-        eprintln!("d9lens: {note}");
+        crate::output::warn(&note);
         for n in &listed.not_listed {
-            eprintln!("d9lens:   {n}");
+            crate::output::warn(&format!("  {n}"));
         }
     }
 }

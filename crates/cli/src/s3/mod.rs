@@ -97,7 +97,7 @@ fn credentials_hint(err: &FetchError, signed: bool) -> Option<&'static str> {
 
 /// Prints an S3 failure (cause and fix) and gives the exit code for it.
 pub fn failed(err: &FetchError, config: &S3Config) -> ExitCode {
-    eprintln!("d9lens: {}", err.explain());
+    crate::output::warn(&err.explain());
     if let Some(hint) = credentials_hint(err, config.credentials.is_some()) {
         eprintln!("{hint}");
     }
