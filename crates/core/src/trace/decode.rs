@@ -338,9 +338,9 @@ impl Plans {
 #[derive(Default)]
 pub(super) struct Builder {
     pub(super) trace: ParsedTrace,
-    /// Each worker's timeline while decoding (a few workers: a short list
-    /// beats a map per event); `last` is the one of the previous event.
-    pub(super) workers: Vec<(u64, Vec<WorkerEvent>)>,
+    /// Each worker's timeline while decoding; `last` is the one of the
+    /// previous event (most events follow one of the same worker).
+    pub(super) workers: WorkerLists,
     last: usize,
     /// Every event seen, of any kind.
     pub(super) events: u64,
@@ -388,10 +388,10 @@ impl Builder {
     }
 
     fn worker_event(&mut self, worker: u64, ts: u64, kind: WorkerEventKind) {
-        if self.workers.get(self.last).is_none_or(|w| w.0 != worker) {
-            self.last = timeline_index(&mut self.workers, worker);
+        if self.workers.lists.get(self.last).is_none_or(|w| w.0 != worker) {
+            self.last = self.workers.index_of(worker);
         }
-        push_event(&mut self.workers[self.last].1, WorkerEvent { ts, kind });
+        push_event(&mut self.workers.lists[self.last].1, WorkerEvent { ts, kind });
     }
 
     fn event(&mut self, ev: &RawEvent<'_, '_>) {
@@ -586,7 +586,7 @@ impl Builder {
             symbols,
             ..
         } = self;
-        trace.workers = workers.into_iter().collect();
+        trace.workers = workers.lists.into_iter().collect();
         trace.clock_anchors.sort_by_key(|a| a.0);
         let t = &mut trace;
         // The symbol table and the time bounds ‖ thread hand-offs and the samples' workers.
@@ -607,13 +607,24 @@ impl Builder {
 }
 
 /// Where `worker`'s timeline is in a builder's `workers` (added if new).
-pub(super) fn timeline_index(workers: &mut Vec<(u64, Vec<WorkerEvent>)>, worker: u64) -> usize {
-    match workers.iter().position(|w| w.0 == worker) {
-        Some(i) => i,
-        None => {
-            workers.push((worker, Vec::new()));
-            workers.len() - 1
-        }
+/// Each worker's events while decoding, in first-seen order, found by id
+/// through a map: a trace may name any number of workers (a crafted one,
+/// 100,000), and a list searched on every change of worker made that
+/// quadratic.
+#[derive(Default)]
+pub(super) struct WorkerLists {
+    pub(super) lists: Vec<(u64, Vec<WorkerEvent>)>,
+    index: FastMap<u64, usize>,
+}
+
+impl WorkerLists {
+    /// The list of `worker`, made empty the first time.
+    pub(super) fn index_of(&mut self, worker: u64) -> usize {
+        let lists = &mut self.lists;
+        *self.index.entry(worker).or_insert_with(|| {
+            lists.push((worker, Vec::new()));
+            lists.len() - 1
+        })
     }
 }
 

@@ -6,7 +6,7 @@
 //! when the parser's own walk stops exactly on it; otherwise the parser
 //! decodes the rest itself and the part is dropped.
 
-use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, timeline_index, union};
+use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, union};
 use super::model::{ParsedTrace, SpanEvent, WorkerEventKind};
 use crate::container::TRACE_MAGIC;
 use crate::parallel::join;
@@ -154,9 +154,9 @@ impl Builder {
         // The two big copies side by side: worker events ‖ span events and the rest.
         join(
             || {
-                for (worker, list) in workers {
-                    let i = timeline_index(timelines, worker);
-                    timelines[i].1.extend(list.into_iter().map(|mut e| {
+                for (worker, list) in workers.lists {
+                    let i = timelines.index_of(worker);
+                    timelines.lists[i].1.extend(list.into_iter().map(|mut e| {
                         if let WorkerEventKind::PollStart {
                             spawn_loc: Some(loc), ..
                         } = &mut e.kind
