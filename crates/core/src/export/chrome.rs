@@ -36,7 +36,7 @@
 
 use crate::analysis::Partial;
 use crate::hashing::FastMap;
-use crate::timeline::{CounterKind, DEFAULT_RUNTIME, FileTimeline, MAX_SPAN_DEPTH};
+use crate::timeline::{AxisMap, CounterKind, DEFAULT_RUNTIME, FileTimeline, MAX_SPAN_DEPTH};
 use crate::trace::{ParsedTrace, Wake};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -151,46 +151,25 @@ pub fn span_tid_base(t: &FileTimeline) -> u64 {
     workers.fold(SPAN_TID_BASE, u64::max)
 }
 
-/// Where a file sits on the document's axis.
-#[derive(Debug, Clone, Copy)]
-struct Axis {
-    first: u64,
-    /// ns from the axis' origin to `first`.
-    offset: f64,
-}
-
-impl Axis {
-    fn us(&self, ts: u64) -> f64 {
-        (self.offset + (ts as f64 - self.first as f64)) / 1e3
-    }
+/// Microseconds on the document's axis, as the format counts time.
+fn us(axis: AxisMap, ts: u64) -> f64 {
+    axis.axis(ts) / 1e3
 }
 
 /// Writes `files` as one Chrome trace (a JSON object) into `out`.
 pub fn write_chrome<W: Write>(files: &[ChromeFile], out: W) -> io::Result<()> {
     let mut order: Vec<&ChromeFile> = files.iter().collect();
     order.sort_by(|a, b| (a.timeline.wall_start, &a.timeline.file).cmp(&(b.timeline.wall_start, &b.timeline.file)));
-    let firsts: Vec<u64> = order.iter().map(|f| f.first()).collect();
-    // Unix time of each file's first exported event.
-    let walls: Vec<Option<i64>> = order
-        .iter()
-        .zip(&firsts)
-        .map(|(f, &first)| {
-            let before = f.timeline.start.saturating_sub(first);
-            f.timeline.wall_start.map(|w| w.saturating_sub(before as i64))
-        })
-        .collect();
-    let origin = walls.iter().flatten().min().copied();
+    // Each file from its first exported event, at that event's Unix time.
+    let (origin, axes) = AxisMap::place(order.iter().map(|f| {
+        let first = f.first();
+        let before = f.timeline.start.saturating_sub(first);
+        (first, f.timeline.wall_start.map(|w| w.saturating_sub(before as i64)))
+    }));
     let mut out = Events { out, first: true };
     out.out.write_all(b"{\"traceEvents\":[\n")?;
     let mut flow_id = 1;
-    for (i, f) in order.iter().enumerate() {
-        let axis = Axis {
-            first: firsts[i],
-            offset: match (walls[i], origin) {
-                (Some(w), Some(o)) => (w - o) as f64,
-                _ => 0.0,
-            },
-        };
+    for (i, (f, axis)) in order.iter().zip(axes).enumerate() {
         write_file(&mut out, f, i as u64 + 1, axis, &mut flow_id)?;
     }
     let mut out = out.out;
@@ -210,7 +189,7 @@ fn write_file<W: Write>(
     out: &mut Events<W>,
     f: &ChromeFile,
     pid: u64,
-    axis: Axis,
+    axis: AxisMap,
     flow_id: &mut u64,
 ) -> io::Result<()> {
     let t = &f.timeline;
@@ -245,7 +224,7 @@ fn write_file<W: Write>(
                 name: &names[task as usize],
                 pid,
                 tid,
-                ts: axis.us(p.start[i]),
+                ts: us(axis, p.start[i]),
                 dur: p.dur(i) as f64 / 1e3,
                 args: PollArgs {
                     task: t.tasks[task as usize],
@@ -281,7 +260,7 @@ fn write_file<W: Write>(
             name: t.loc(s.name[i]).unwrap_or("span"),
             pid,
             tid: base + row,
-            ts: axis.us(start),
+            ts: us(axis, start),
             dur: (end - start) as f64 / 1e3,
             args: NoArgs {},
         })?;
@@ -295,7 +274,7 @@ fn write_file<W: Write>(
     for c in &t.counters {
         let name = c.kind.label();
         for &(ts, v) in &c.points {
-            let ts = axis.us(ts);
+            let ts = us(axis, ts);
             match c.kind {
                 CounterKind::GlobalQueue => out.event(&CounterEvent::new(&name, pid, ts, One("depth", v)))?,
                 CounterKind::ActiveTasks => out.event(&CounterEvent::new(&name, pid, ts, One("count", v)))?,
@@ -315,7 +294,7 @@ fn write_file<W: Write>(
             id,
             pid,
             tid: t.lanes[lane as usize].worker,
-            ts: axis.us(ts),
+            ts: us(axis, ts),
             bp,
         };
         out.event(&flow("s", fl.from_lane, fl.from, None))?;

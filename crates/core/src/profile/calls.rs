@@ -41,7 +41,6 @@ pub fn by_call<'a>(groups: impl IntoIterator<Item = (u64, &'a [Frame], Option<&'
             continue;
         };
         let key = format_frame(&frame.symbol, frame.location.as_deref());
-        let frame = frame.clone();
         let (call, heaviest) = calls.entry(key).or_insert_with(|| {
             let call = BlockingCall {
                 frame,

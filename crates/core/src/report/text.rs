@@ -504,7 +504,8 @@ fn blocking_calls(o: &mut Out, b: &Blocking) {
             (Some(f), _) => display(f),
             (None, _) => continue,
         };
-        if !std::ptr::eq(c.heaviest.first().unwrap_or(&c.frame), &c.frame) && c.heaviest.first() != Some(&c.frame) {
+        // A stack whose leaf is the call itself blocked in nothing further down.
+        if c.heaviest.first() != Some(&c.frame) {
             o.line(format!("         blocked in: {leaf}"));
         }
     }

@@ -20,6 +20,26 @@ impl AxisMap {
         (ts as f64 - self.file_start as f64) + self.offset
     }
 
+    /// Files on one wall-clock axis: each given as its first timestamp and
+    /// the Unix time (ns) of it, when known. The axis starts at the earliest
+    /// of those times; a file without one starts at 0. Returns that origin
+    /// and each file's map, in the order given.
+    pub fn place(files: impl IntoIterator<Item = (u64, Option<i64>)>) -> (Option<i64>, Vec<AxisMap>) {
+        let files: Vec<(u64, Option<i64>)> = files.into_iter().collect();
+        let origin = files.iter().filter_map(|f| f.1).min();
+        let maps = files
+            .iter()
+            .map(|&(file_start, wall)| AxisMap {
+                file_start,
+                offset: match (wall, origin) {
+                    (Some(w), Some(o)) => (w - o) as f64,
+                    _ => 0.0,
+                },
+            })
+            .collect();
+        (origin, maps)
+    }
+
     /// The file timestamp at axis time `t` (clamped to u64).
     pub fn ts(&self, t: f64) -> u64 {
         let ts = t - self.offset + self.file_start as f64;

@@ -92,17 +92,7 @@ pub fn group_label(file: &str) -> String {
 impl Scene {
     pub fn new(mut files: Vec<FileTimeline>) -> Scene {
         files.sort_by(|a, b| (a.wall_start, &a.file).cmp(&(b.wall_start, &b.file)));
-        let wall_origin = files.iter().filter_map(|f| f.wall_start).min();
-        let maps: Vec<AxisMap> = files
-            .iter()
-            .map(|f| AxisMap {
-                file_start: f.start,
-                offset: match (f.wall_start, wall_origin) {
-                    (Some(w), Some(o)) => (w - o) as f64,
-                    _ => 0.0,
-                },
-            })
-            .collect();
+        let (wall_origin, maps) = AxisMap::place(files.iter().map(|f| (f.start, f.wall_start)));
         let total = files
             .iter()
             .zip(&maps)
