@@ -3,7 +3,7 @@
 use super::stack::stack_groups;
 use super::widgets::{DataTable, Section, bar, show_on_timeline, stat};
 use crate::frame_text::frame_text;
-use d9lens_core::fmt::{pct, to_fixed};
+use d9lens_core::fmt::{fmt_dur, pct, to_fixed};
 use d9lens_core::report::Report;
 use leptos::prelude::*;
 
@@ -75,8 +75,12 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                                 .collect_view()}
                         </DataTable>
                         <h3>"In-poll blocking by call"</h3>
-                        <p class="note">"Each stack named by its innermost application frame: the line of your code that made the blocking call."</p>
-                        <DataTable columns=&[("Samples", "num"), ("Share", "bar-col"), ("%", "num"), ("Call", ""), ("Stacks", "num"), ("", "")]>
+                        <p class="note">
+                            "Each stack named by its innermost application frame: the line of your code that made the blocking call. "
+                            "Longest blocked first: a thread switched out is one sample however long it stays out, "
+                            "so the time until the poll went on (its next sample, else its end) ranks a sleep above a brief preemption."
+                        </p>
+                        <DataTable columns=&[("Blocked", "num"), ("Samples", "num"), ("Share", "bar-col"), ("%", "num"), ("Call", ""), ("Stacks", "num"), ("", "")]>
                             {calls
                                 .into_iter()
                                 .take(10)
@@ -84,6 +88,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                                     let share = c.count as f64 / in_poll as f64 * 100.0;
                                     view! {
                                         <tr data-testid="blocking-call">
+                                            <td class="num">{fmt_dur(c.blocked_ns as f64)}</td>
                                             <td class="num">{c.count.to_string()}</td>
                                             <td class="bar-col">{bar(share)}</td>
                                             <td class="num">{format!("{}%", pct(c.count as f64, in_poll as f64, 1))}</td>

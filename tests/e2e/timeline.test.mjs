@@ -188,9 +188,9 @@ test('every long poll of a dropped trace has its own link to the timeline', { ti
   // A poll that waited after a wake says who woke its task.
   await page.locator('[data-testid=task-history]').waitFor({ timeout: 60_000 });
   assert.match(await page.locator('[data-testid=task-wakes]').innerText(), /woken .+ by (task \d+|an unknown waker)/);
-  // The top in-poll blocking stack links to the poll its first sample was taken in.
+  // The call that blocked longest links to the poll its heaviest stack's first sample was taken in.
   const report = JSON.parse(execFileSync(path.join(root, 'target/debug/d9lens'), ['analyze', path.join(fixtures, 'blocking.bin'), '--json'], { maxBuffer: 1 << 28 }));
-  const at = report.blocking.inPollStacks[0].moment;
+  const at = report.blocking.inPollCalls[0].moment;
   await page.locator('[data-testid=section-blocking] [data-testid=show-on-timeline]').first().click();
   await page.waitForFunction(
     ([worker, start]) => {

@@ -35,10 +35,15 @@ fn blocking_trace_flags_its_sleeping_polls_and_the_sleep_itself() {
     let blocking = find(&f, "blocking-calls");
     assert_eq!(blocking.len(), 1);
     assert!(
-        blocking[0].message.starts_with("143 off-CPU samples inside polls"),
+        blocking[0].message.starts_with(
+            "143 off-CPU samples inside polls (real blocking; 2678 more were idle parking). \
+             Top blocker: legacy_sync_lookup workload.rs:108 (1.22s blocked, 36 samples), \
+             blocked in __GI___clock_nanosleep"
+        ),
         "{}",
         blocking[0].message
     );
+    assert!(blocking[0].moment.is_some(), "the flag shows its moment");
     assert!(
         f.windows(2).all(|w| w[0].severity <= w[1].severity),
         "sorted by severity"

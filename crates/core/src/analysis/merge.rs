@@ -311,7 +311,17 @@ impl Acc {
 
     fn finish(mut self, opts: &Options, compat_dir: bool) -> Report {
         self.active_tasks.sort_by_key(|p| p.0);
-        let red_flags = red_flags::scan(&self);
+        let in_poll_groups = std::mem::take(&mut self.in_poll_groups).into_sorted();
+        let in_poll_calls = {
+            let resolved: Vec<Vec<Frame>> = in_poll_groups.iter().map(|g| self.frames.resolve(&g.stack)).collect();
+            calls::by_call(
+                in_poll_groups
+                    .iter()
+                    .zip(&resolved)
+                    .map(|(g, frames)| (g.count, g.blocked_ns, &frames[..], g.at.as_ref())),
+            )
+        };
+        let red_flags = red_flags::scan(&self, in_poll_calls.first());
         let duration_ns = match (self.min_ts, self.max_ts) {
             (Some(lo), Some(hi)) if lo <= hi => hi - lo,
             _ => 0,
@@ -405,17 +415,7 @@ impl Acc {
                 .map(|g| g.to_report(&self.frames))
                 .collect()
         };
-        let in_poll_groups = std::mem::take(&mut self.in_poll_groups).into_sorted();
         let in_poll_stacks = shown(&in_poll_groups);
-        let in_poll_calls = {
-            let resolved: Vec<Vec<Frame>> = in_poll_groups.iter().map(|g| self.frames.resolve(&g.stack)).collect();
-            calls::by_call(
-                in_poll_groups
-                    .iter()
-                    .zip(&resolved)
-                    .map(|(g, frames)| (g.count, &frames[..], g.at.as_ref())),
-            )
-        };
         let weighted = |groups: &[Group]| groups.iter().map(Group::weighted).collect();
         let profiles = Profiles {
             frames: self.frames.to_vec(),

@@ -393,6 +393,7 @@ impl OffCpuStats {
         let (mut in_poll, mut idle) = (0, 0);
         let mut by_loc: IndexMap<String, u64> = IndexMap::new();
         let (mut chains, mut idle_chains) = (Vec::new(), Vec::new());
+        let off_cpu_ns = workers::off_cpu_ns(tl, &trace.samples);
         for (i, (s, at)) in trace.samples.iter().zip(&tl.sample_in_poll).enumerate() {
             if s.source != SOURCE_OFF_CPU {
                 continue;
@@ -400,7 +401,7 @@ impl OffCpuStats {
             match at {
                 Some(spawn) => {
                     in_poll += 1;
-                    chains.push((&s.callchain[..], i));
+                    chains.push((&s.callchain[..], i, off_cpu_ns[i]));
                     let key = loc(*spawn).unwrap_or_else(|| "(unknown spawn location)".into());
                     *by_loc.entry(key).or_default() += 1;
                 }

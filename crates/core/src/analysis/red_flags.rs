@@ -3,7 +3,9 @@
 
 use super::merge::Acc;
 use crate::fmt::{fmt_dur, to_fixed};
-use crate::report::{Finding, Moment, Severity};
+use crate::frames::format_frame;
+use crate::profile::origin::is_kernel_address;
+use crate::report::{BlockingCall, Finding, Frame, Moment, Severity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -68,7 +70,8 @@ fn flag(severity: Severity, check: &str, message: String, fix: &str) -> Finding 
 }
 
 /// Findings sorted critical → warning → info (stable within a severity).
-pub fn scan(acc: &Acc) -> Vec<Finding> {
+/// `top_call`: the call that blocked workers longest (`profile::calls::by_call`).
+pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
     let f = &acc.flags;
     let mut out = Vec::new();
     let ms = |ns: u64| to_fixed(ns as f64 / 1e6, 1);
@@ -163,23 +166,31 @@ pub fn scan(acc: &Acc) -> Vec<Finding> {
         out.push(f);
     }
     // The reference ranks all off-CPU samples, so idle parking (epoll_wait) tops it;
-    // only samples taken inside a poll are a task blocking its worker.
-    if let Some(top) = acc.in_poll_groups.top().filter(|g| g.count > 5) {
-        let d = crate::frames::diagnose_stack(acc.frames.frames(&top.stack));
-        let text = |f: &crate::report::Frame| crate::frames::format_frame(&f.symbol, f.location.as_deref());
-        let leaf = acc.frames.frames(&top.stack).next().map_or("(unknown)".into(), text);
-        let from = d
-            .trigger
-            .map_or(String::new(), |t| format!(", called from {}", text(t)));
-        out.push(flag(
+    // only samples taken inside a poll are a task blocking its worker, and the
+    // call that held them longest is named by the line of the application
+    // that made it, not by a kernel address.
+    if let Some(top) = top_call.filter(|_| acc.in_poll > 5) {
+        let text = |f: &Frame| format_frame(&f.symbol, f.location.as_deref());
+        let user = top.heaviest.iter().find(|f| !is_kernel_address(&f.symbol));
+        let within = match user {
+            Some(f) if f != &top.frame => format!(", blocked in {}", text(f)),
+            _ => String::new(),
+        };
+        let mut f = flag(
             Severity::Warning,
             "blocking-calls",
             format!(
-                "{} off-CPU samples inside polls (real blocking; {} more were idle parking). Top blocker: \"{leaf}\"{from} ({} samples)",
-                acc.in_poll, acc.idle, top.count
+                "{} off-CPU samples inside polls (real blocking; {} more were idle parking). Top blocker: {} ({} blocked, {} samples){within}",
+                acc.in_poll,
+                acc.idle,
+                text(&top.frame),
+                fmt_dur(top.blocked_ns as f64),
+                top.count
             ),
             "A task blocked its worker thread mid-poll: move the blocking call to tokio::task::spawn_blocking or use its async equivalent.",
-        ));
+        );
+        f.moment = top.moment.clone();
+        out.push(f);
     }
     if f.queue_points_over_100 > 0 {
         out.push(flag(

@@ -156,6 +156,14 @@ pub struct Group {
     /// The poll the group's first sample landed in (in-poll blocking stacks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Moment>,
+    /// In-poll blocking stacks: how long their samples' threads stayed off
+    /// the CPU, as far as the trace tells (`workers::off_cpu_ns`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub blocked_ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Groups by symbols (`deduplicateSamples`), in first-occurrence order: the
@@ -169,6 +177,7 @@ impl GroupIndex {
             indexmap::map::Entry::Occupied(mut e) => {
                 let first = e.get_mut();
                 first.count += group.count;
+                first.blocked_ns = first.blocked_ns.saturating_add(group.blocked_ns);
                 first.at = first.at.take().or(group.at);
             }
             indexmap::map::Entry::Vacant(e) => {
@@ -185,13 +194,6 @@ impl GroupIndex {
             let stack = remap.stack(&g.stack);
             self.add(table, Group { stack, ..g });
         }
-    }
-
-    /// The first group of `into_sorted()`, without sorting: the first group with the highest count.
-    pub fn top(&self) -> Option<&Group> {
-        self.0
-            .values()
-            .reduce(|best, g| if g.count > best.count { g } else { best })
     }
 
     /// In first-occurrence order.
@@ -212,25 +214,36 @@ impl GroupIndex {
 /// once; grouping them in that order gives the same groups, order and kept
 /// frames as adding every sample.
 pub fn group_chains<'c>(chains: impl Iterator<Item = &'c [u64]>, symbolizer: &mut Symbolizer<'_>) -> Vec<Group> {
-    group_chains_at(chains.map(|c| (c, ())), |()| None, symbolizer)
+    group_chains_at(chains.map(|c| (c, (), 0)), |()| None, symbolizer)
 }
 
-/// `group_chains`, each group placed where its first sample was: `at` is
-/// asked once per distinct chain, for the first sample that has it.
+/// `group_chains`, each group placed where its first sample was (`at` is
+/// asked once per distinct chain, for the first sample that has it) and
+/// weighed by its samples' blocked time (the third of each item).
 pub fn group_chains_at<'c, S: Copy>(
-    chains: impl Iterator<Item = (&'c [u64], S)>,
+    chains: impl Iterator<Item = (&'c [u64], S, u64)>,
     at: impl Fn(S) -> Option<Moment>,
     symbolizer: &mut Symbolizer<'_>,
 ) -> Vec<Group> {
-    let mut distinct: FastIndexMap<&[u64], (u64, S)> = FastIndexMap::default();
-    for (chain, sample) in chains {
-        distinct.entry(chain).or_insert((0, sample)).0 += 1;
+    let mut distinct: FastIndexMap<&[u64], (u64, S, u64)> = FastIndexMap::default();
+    for (chain, sample, blocked_ns) in chains {
+        let d = distinct.entry(chain).or_insert((0, sample, 0));
+        d.0 += 1;
+        d.2 = d.2.saturating_add(blocked_ns);
     }
     let mut groups = GroupIndex::default();
-    for (chain, (count, first)) in distinct {
+    for (chain, (count, first, blocked_ns)) in distinct {
         let stack = symbolizer.stack(chain);
         let at = at(first);
-        groups.add(symbolizer.table, Group { count, stack, at });
+        groups.add(
+            symbolizer.table,
+            Group {
+                count,
+                stack,
+                at,
+                blocked_ns,
+            },
+        );
     }
     groups.into_groups()
 }

@@ -222,6 +222,30 @@ pub(crate) fn poll_holding(polls: &[Poll], ts: u64) -> Option<usize> {
     (ts <= polls[idx].end).then_some(idx)
 }
 
+/// For each off-CPU sample taken inside a poll, how long its thread stayed
+/// off the CPU as far as the trace tells: until the poll's next sample, else
+/// the poll's end (0 for every other sample). A switch-out is one sample
+/// however long it lasts, so counts alone rank a 30 ms sleep with a 5 µs
+/// preemption; this time tells them apart.
+pub fn off_cpu_ns(tl: &Timelines, samples: &[CpuSample]) -> Vec<u64> {
+    let mut out = vec![0; samples.len()];
+    let mut times: Vec<u64> = Vec::new();
+    for p in tl.workers.values().flat_map(|w| &w.polls) {
+        if p.sched_samples().is_empty() {
+            continue;
+        }
+        times.clear();
+        times.extend(p.sched_samples().iter().chain(p.cpu_samples()).map(|&j| samples[j].ts));
+        times.sort_unstable();
+        for &i in p.sched_samples() {
+            let ts = samples[i].ts;
+            let next = times.get(times.partition_point(|&t| t <= ts)).copied().unwrap_or(p.end);
+            out[i] = next.saturating_sub(ts);
+        }
+    }
+    out
+}
+
 /// Attaches each sample to the poll of its worker it was taken in (`poll_holding`).
 fn attach_samples(samples: &[CpuSample], workers: &mut BTreeMap<u64, WorkerTimeline>) -> Vec<Option<Option<StrId>>> {
     samples

@@ -84,12 +84,13 @@ pub fn render(r: &Report) -> String {
     if !b.in_poll_calls.is_empty() {
         let _ = writeln!(
             o,
-            "\n## Blocking in polls, by call\n\n| samples | share | call |\n|---:|---:|---|"
+            "\n## Blocking in polls, by call\n\n| blocked | samples | share | call |\n|---:|---:|---:|---|"
         );
         for c in b.in_poll_calls.iter().take(ROWS) {
             let call = format_frame(&c.frame.symbol, c.frame.location.as_deref());
             let share = pct(c.count as f64, b.in_poll as f64, 1);
-            let _ = writeln!(o, "| {} | {share}% | {} |", c.count, md(&call));
+            let blocked = fmt_dur(c.blocked_ns as f64);
+            let _ = writeln!(o, "| {blocked} | {} | {share}% | {} |", c.count, md(&call));
         }
     }
     if !r.spans.is_empty() {

@@ -31,12 +31,16 @@ pub fn blocking_frame(leaf_first: &[Frame]) -> Option<Frame> {
     }
 }
 
-/// Groups (count, leaf-first frames, where) by their blocking frame's text,
-/// heaviest first; equal counts keep their first-seen order. Each group keeps
-/// its heaviest stack.
-pub fn by_call<'a>(groups: impl IntoIterator<Item = (u64, &'a [Frame], Option<&'a Moment>)>) -> Vec<BlockingCall> {
+/// One group of blocking samples: how many, how long blocked (ns), its
+/// leaf-first frames and where its first sample was.
+pub type BlockedStack<'a> = (u64, u64, &'a [Frame], Option<&'a Moment>);
+
+/// Groups stacks by their blocking frame's text, the longest blocked first
+/// (then the most sampled; equals keep their first-seen order). Each group
+/// keeps its most sampled stack.
+pub fn by_call<'a>(groups: impl IntoIterator<Item = BlockedStack<'a>>) -> Vec<BlockingCall> {
     let mut calls: FastIndexMap<String, (BlockingCall, u64)> = FastIndexMap::default();
-    for (count, frames, moment) in groups {
+    for (count, blocked_ns, frames, moment) in groups {
         let Some(frame) = blocking_frame(frames) else {
             continue;
         };
@@ -45,6 +49,7 @@ pub fn by_call<'a>(groups: impl IntoIterator<Item = (u64, &'a [Frame], Option<&'
             let call = BlockingCall {
                 frame,
                 count: 0,
+                blocked_ns: 0,
                 stacks: 0,
                 heaviest: Vec::new(),
                 moment: None,
@@ -52,6 +57,7 @@ pub fn by_call<'a>(groups: impl IntoIterator<Item = (u64, &'a [Frame], Option<&'
             (call, 0)
         });
         call.count += count;
+        call.blocked_ns = call.blocked_ns.saturating_add(blocked_ns);
         call.stacks += 1;
         if count > *heaviest {
             *heaviest = count;
@@ -60,7 +66,7 @@ pub fn by_call<'a>(groups: impl IntoIterator<Item = (u64, &'a [Frame], Option<&'
         }
     }
     let mut out: Vec<BlockingCall> = calls.into_values().map(|(c, _)| c).collect();
-    out.sort_by_key(|c| std::cmp::Reverse(c.count));
+    out.sort_by_key(|c| std::cmp::Reverse((c.blocked_ns, c.count)));
     out
 }
 
@@ -91,11 +97,13 @@ mod tests {
         let b = [sleep.clone(), lookup.clone(), tokio.clone()];
         let c = [kernel.clone(), mio.clone(), tokio.clone()];
         let d = [kernel.clone()];
+        // Fewer samples but longer blocked: the sleep comes first.
         let calls = by_call([
-            (5, &a[..], None),
-            (7, &b[..], None),
-            (9, &c[..], None),
-            (1, &d[..], None),
+            (5, 40_000_000, &a[..], None),
+            (7, 60_000_000, &b[..], None),
+            (9, 90_000, &c[..], None),
+            (1, 0, &d[..], None),
+            (2, 0, &d[..], None),
         ]);
         let got: Vec<(String, u64, u64)> = calls
             .iter()
@@ -112,7 +120,7 @@ mod tests {
             [
                 ("legacy_sync_lookup workload.rs:108".to_string(), 12, 2),
                 ("wake eventfd.rs:53".to_string(), 9, 1),
-                ("[kernel]".to_string(), 1, 1),
+                ("[kernel]".to_string(), 3, 2),
             ]
         );
         assert_eq!(calls[0].heaviest, b);

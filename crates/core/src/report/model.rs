@@ -318,6 +318,10 @@ pub struct Blocking {
 pub struct BlockingCall {
     pub frame: Frame,
     pub count: u64,
+    /// How long its samples' threads stayed off the CPU inside their polls
+    /// (until the poll's next sample or its end): what it cost the workers.
+    #[serde(default)]
+    pub blocked_ns: u64,
     /// The distinct stacks behind it.
     pub stacks: u64,
     /// Its heaviest stack (leaf first).

@@ -491,7 +491,8 @@ fn blocking_calls(o: &mut Out, b: &Blocking) {
             format!(", {} stacks", c.stacks)
         };
         o.line(format!(
-            "  {:>5} samples ({}%{stacks}) — {}",
+            "  {:>9} blocked, {} samples ({}%{stacks}) — {}",
+            fmt_dur(c.blocked_ns as f64),
             c.count,
             pct(c.count as f64, b.in_poll as f64, 1),
             display(&c.frame)
