@@ -1,5 +1,11 @@
 //! Files the page makes (exports) offered as downloads.
 
+use crate::session::AppState;
+use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
+use d9lens_core::export::chrome::{ChromeFile, write_chrome};
+use leptos::prelude::GetUntracked;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
 /// Offers `bytes` as a download named `name`.
@@ -23,4 +29,38 @@ pub fn save(name: &str, bytes: &[u8], mime: &str) {
         a.click();
     }
     let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// The run's Chrome trace (`d9lens export --format chrome`): the files'
+/// timelines the page holds, with the wakes each file's worker finds again
+/// (the arrows from waker to woken); offered once every file has answered. A
+/// file whose worker fails is exported without its arrows.
+pub fn chrome_trace(state: AppState) {
+    let Some(scene) = state.scene.get_untracked() else {
+        return;
+    };
+    let files: Rc<RefCell<Vec<Option<ChromeFile>>>> = Rc::new(RefCell::new(vec![None; scene.files.len()]));
+    let left = Rc::new(Cell::new(scene.files.len()));
+    for (i, timeline) in scene.files.iter().enumerate() {
+        let (files, left, timeline) = (files.clone(), left.clone(), timeline.clone());
+        state.inspect(&timeline.file.clone(), InspectQuery::Wakes, move |answer| {
+            let file = match answer {
+                Ok(InspectAnswer::Wakes { by_task, total }) => {
+                    let mut file = ChromeFile::new(timeline, &by_task);
+                    file.wake_count = total;
+                    file
+                }
+                _ => ChromeFile::new(timeline, &[]),
+            };
+            files.borrow_mut()[i] = Some(file);
+            left.set(left.get() - 1);
+            if left.get() == 0 {
+                let files: Vec<ChromeFile> = files.take().into_iter().flatten().collect();
+                let mut out = Vec::new();
+                if write_chrome(&files, &mut out).is_ok() {
+                    save("d9lens-trace.json", &out, "application/json");
+                }
+            }
+        });
+    }
 }

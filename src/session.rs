@@ -97,6 +97,9 @@ pub struct AppState {
     pub report: RwSignal<Option<Arc<Report>>>,
     /// A report kept to compare the next ones with ("A").
     pub baseline: RwSignal<Option<Arc<Report>>>,
+    /// The report of the window brushed on the timeline, once its files have
+    /// answered: the sections show it instead of the whole report's.
+    pub window_report: RwSignal<Option<Arc<Report>>>,
     /// The timeline of the run's files, set with the report.
     pub scene: RwSignal<Option<Arc<Scene>>>,
     pub running: RwSignal<bool>,
@@ -148,6 +151,7 @@ impl AppState {
             errors: RwSignal::new(Vec::new()),
             report: RwSignal::new(None),
             baseline: RwSignal::new(None),
+            window_report: RwSignal::new(None),
             scene: RwSignal::new(None),
             running: RwSignal::new(false),
             stats: RwSignal::new(None),

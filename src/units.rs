@@ -1,29 +1,7 @@
 //! Small display helpers that are not part of the reference report's numbers
 //! (those come from `d9lens_core::fmt`).
 
-/// A byte count for people: `812 B`, `1.2 MB`, `4.17 MB`.
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
-    if n < 1000 {
-        return format!("{n} B");
-    }
-    let mut value = n as f64;
-    let mut unit = "B";
-    for u in UNITS {
-        value /= 1000.0;
-        unit = u;
-        if value < 1000.0 {
-            break;
-        }
-    }
-    if value < 10.0 {
-        format!("{value:.2} {unit}")
-    } else if value < 100.0 {
-        format!("{value:.1} {unit}")
-    } else {
-        format!("{value:.0} {unit}")
-    }
-}
+pub use d9lens_core::fmt::bytes;
 
 /// Milliseconds of wall time for people: `850 ms`, `2.4 s`.
 pub fn elapsed(ms: f64) -> String {

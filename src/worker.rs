@@ -169,7 +169,11 @@ fn send(port: &web_sys::MessagePort, msg: &Relay) {
 fn decode_from(id: u32, name: &str, port: &web_sys::MessagePort, post: impl FnMut(FromWorker) + 'static) {
     let mut post = post;
     // The page asks every file for its timeline.
-    let mut trace = Some(TraceAnalysis::new(name, 0).timeline(true));
+    let opts = Options {
+        timeline: true,
+        ..Options::default()
+    };
+    let mut trace = Some(TraceAnalysis::new(name, 0).options(&opts));
     let channel = port.clone();
     let on_relay = OnMessage::new(move |ev: web_sys::MessageEvent| {
         let Some(analysis) = trace.as_mut() else { return };
@@ -234,7 +238,7 @@ fn inspect(id: u32, name: &str, options: &Options, bytes: &[u8], query: &Inspect
     match container::raw_trace(bytes, options.max_inflated_bytes) {
         Ok(raw) => FromWorker::Inspected {
             id,
-            answer: inspect::inspect(&trace::parse_trace(&raw).0, query),
+            answer: inspect::inspect(name, trace::parse_trace(&raw).0, query),
         },
         Err(e) => FromWorker::Failed {
             id,

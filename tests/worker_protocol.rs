@@ -478,4 +478,29 @@ fn the_page_gets_each_files_timeline_and_answers_to_its_questions() {
         }
         other => panic!("one answer to the question: {other:?}"),
     }
+
+    // A window's analysis comes back as a partial of the file, to merge.
+    let window = d9lens_core::trace::Window::new(0, start - timeline.start + 1);
+    let mut ask = analyze_request(23, "trace.4.bin", SMALL_TRACE);
+    if let ToWorker::Analyze { inspect, .. } = &mut ask {
+        *inspect = Some(InspectQuery::Analysis { window });
+    }
+    let posted = run_handler(&protocol::encode_to_worker(ask).0);
+    match posted.as_slice() {
+        [
+            FromWorker::Inspected {
+                id: 23,
+                answer: InspectAnswer::Analysis(partial),
+            },
+        ] => {
+            assert_eq!(partial.file, "trace.4.bin");
+            assert!(partial.worker_stats.get(&worker).is_some_and(|w| w.poll_count >= 1));
+            assert!(
+                partial
+                    .bounds
+                    .is_some_and(|(lo, hi)| lo == timeline.start && hi <= timeline.end)
+            );
+        }
+        other => panic!("one partial: {other:?}"),
+    }
 }

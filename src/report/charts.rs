@@ -4,10 +4,11 @@
 
 use super::widgets::{DataTable, Section};
 use crate::session::AppState;
+use crate::units::bytes;
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::fmt::to_fixed;
 use d9lens_core::report::{BINS_PER_DECADE, LogBin, Report};
-use d9lens_core::timeline::{Scene, worker_load};
+use d9lens_core::timeline::{CounterKind, Scene, counter_sums, worker_load};
 use leptos::prelude::*;
 
 const W: f64 = 640.0;
@@ -39,7 +40,7 @@ pub fn view(r: &Report, state: AppState) -> impl IntoView + use<> {
     Some(view! {
         <Section title="Distributions" testid="section-distributions" subtitle=format!("log scale: {BINS_PER_DECADE} bars per power of ten")>
             <div class="charts">{charts}</div>
-            {move || state.scene.get().map(|s| load_chart(&s))}
+            {move || state.scene.get().map(|s| view! { {load_chart(&s)} {alloc_chart(&s)} })}
         </Section>
     })
 }
@@ -109,6 +110,66 @@ fn chart(title: String, kind: &'static str, bins: Vec<LogBin>) -> impl IntoView 
             </details>
         </figure>
     }
+}
+
+/// Bins of the allocations chart.
+const ALLOC_BINS: usize = 60;
+
+/// Sampled allocated bytes over the timeline's axis (absent when the trace
+/// samples no allocations).
+fn alloc_chart(scene: &Scene) -> Option<impl IntoView + use<>> {
+    let sums = counter_sums(scene, CounterKind::Allocated, ALLOC_BINS);
+    let total: u64 = sums.iter().sum();
+    if total == 0 {
+        return None;
+    }
+    let max = sums.iter().copied().max().unwrap_or(1).max(1);
+    let slice = scene.total / ALLOC_BINS as f64;
+    let range = |i: usize| format!("{} – {}", fmt_dur(i as f64 * slice), fmt_dur((i + 1) as f64 * slice));
+    let bw = W / ALLOC_BINS as f64;
+    let plot = H - AXIS;
+    let bars = sums
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v > 0)
+        .map(|(i, &v)| {
+            let h = (v as f64 / max as f64 * plot).max(1.0);
+            view! {
+                <rect class="chart-bar" x=format!("{:.1}", i as f64 * bw) y=format!("{:.1}", plot - h)
+                    width=format!("{:.2}", (bw - 1.0).max(0.5)) height=format!("{h:.1}")>
+                    <title>{format!("{}: {}", range(i), bytes(v))}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    let rows = sums
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v > 0)
+        .map(|(i, &v)| view! { <tr><td>{range(i)}</td><td class="num">{bytes(v)}</td></tr> })
+        .collect_view();
+    let busiest = sums.iter().enumerate().max_by_key(|(_, v)| **v).map_or(0, |(i, _)| i);
+    let label = format!(
+        "Allocations over time: {} sampled in {ALLOC_BINS} slices of the timeline, the most ({}) in {}",
+        bytes(total),
+        bytes(max),
+        range(busiest)
+    );
+    let aria = label.clone();
+    Some(view! {
+        <figure class="chart chart-wide" data-testid="chart" data-kind="alloc" data-total=total.to_string()>
+            <figcaption>"Allocated bytes over time (sampled allocations)"</figcaption>
+            <svg viewBox=format!("0 0 {W} {H}") role="img" aria-label=aria preserveAspectRatio="none">
+                <title>{label}</title>
+                {bars}
+                <line class="chart-axis" x1="0" x2=format!("{W}") y1=format!("{plot}") y2=format!("{plot}")></line>
+            </svg>
+            <details class="chart-table">
+                <summary>"as a table"</summary>
+                <DataTable columns=&[("Time", ""), ("Sampled bytes", "num")]>{rows}</DataTable>
+            </details>
+        </figure>
+    })
 }
 
 /// Bins of the worker-load chart.

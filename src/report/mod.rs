@@ -47,18 +47,26 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
             Duration::ZERO,
         )
     });
-    let rest = report.clone();
+    let whole = report.clone();
     view! {
         <div class="report" data-testid="report">
-            {overview::view(&report)}
-            {compare::view(&report, state)}
+            {overview::view(&report, state)}
             {move || state.scene.get().map(|scene| view! { <TimelinePanel state=state scene=scene /> })}
             {move || {
                 rest_shown
                     .get()
                     .then(|| {
+                        // A brushed window's report, once it is in, else the whole one.
+                        let window = state.window_report.get();
+                        let rest = window.clone().unwrap_or_else(|| whole.clone());
                         let r = &*rest;
                         view! {
+                            {window.map(|w| view! {
+                                <p class="window-note" data-testid="window-sections" data-label=w.label.clone()>
+                                    {format!("The sections below describe the {}: what started in it.", w.label)}
+                                </p>
+                            })}
+                            {compare::view(&rest, state)}
                             <FlamePanel profiles=rest.profiles.clone() />
                             {red_flags::view(r)}
                             {summary::view(r)}

@@ -2,7 +2,8 @@
 //! to act on first, each with its fix and its moment on the timeline.
 
 use super::widgets::show_on_timeline;
-use crate::download::save;
+use crate::download::{chrome_trace, save};
+use crate::session::AppState;
 use crate::units;
 use d9lens_core::export::{html, markdown};
 use d9lens_core::fmt::{grouped, to_fixed};
@@ -13,7 +14,7 @@ use std::sync::Arc;
 /// Findings shown in the head (the red flags section lists them all).
 const TOP: usize = 3;
 
-pub fn view(report: &Arc<Report>) -> impl IntoView + use<> {
+pub fn view(report: &Arc<Report>, state: AppState) -> impl IntoView + use<> {
     let r = &**report;
     let health = r.health();
     let s = &r.summary;
@@ -63,6 +64,9 @@ pub fn view(report: &Arc<Report>) -> impl IntoView + use<> {
                 " · "
                 <button type="button" class="link-button" data-testid="export-html"
                     on:click=move |_| save("d9lens-report.html", html::render(&for_html).as_bytes(), "text/html")>"HTML (one file, opens anywhere)"</button>
+                " · "
+                <button type="button" class="link-button" data-testid="export-chrome"
+                    on:click=move |_| chrome_trace(state)>"Chrome trace (Perfetto UI)"</button>
             </div>
         </section>
     }

@@ -1,13 +1,20 @@
 //! Below the timeline: the selected poll in depth, and the brushed window's
 //! report. Both are answered by a worker from the file (`analysis::inspect`).
 
+use crate::flame::FlamePanel;
+use crate::report::Lazy;
 use crate::session::AppState;
 use d9lens_core::analysis::diagnose::Target;
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery, PollInspection};
 use d9lens_core::analysis::zoom::Zoom;
+use d9lens_core::analysis::{Merger, Options};
 use d9lens_core::fmt::{fmt_dur, to_fixed};
+use d9lens_core::report::{FileError, Profiles};
 use d9lens_core::timeline::{PollRef, Scene};
+use d9lens_core::trace::Window;
 use leptos::prelude::*;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -82,6 +89,23 @@ pub fn PollDetail(state: AppState, scene: Arc<Scene>, poll: PollRef) -> impl Int
 
 fn inspection(p: PollInspection) -> impl IntoView {
     let h = p.history;
+    let flame = |profiles: Profiles, what: String, testid: &'static str| {
+        let profiles = Arc::new(profiles);
+        let title = format!("Flamegraph of {what}");
+        view! {
+            <Lazy summary=format!("flamegraph of {what}") class="poll-flame">
+                <FlamePanel profiles=profiles.clone() title=(title.clone(), testid) />
+            </Lazy>
+        }
+    };
+    let task_flame = flame(p.task_profile, format!("task {}'s polls", p.task_id), "task-flamegraph");
+    let spawn_flame = p.spawn_profile.map(|s| {
+        flame(
+            s,
+            "the polls of every task spawned there".to_string(),
+            "spawn-flamegraph",
+        )
+    });
     let ms = |v: f64| format!("{} ms", to_fixed(v, 3));
     let life = format!(
         "spawned {} · {} · woken {} time(s) · polled {} time(s)",
@@ -130,6 +154,8 @@ fn inspection(p: PollInspection) -> impl IntoView {
         <p data-testid="task-history">{life}</p>
         {wakes}
         {p.diagnosis.map(diagnosis)}
+        {task_flame}
+        {spawn_flame}
         <details class="lazy">
             <summary>"The task's polls around this one"</summary>
             <div class="table-wrap">
@@ -171,12 +197,16 @@ fn diagnosis(t: Target) -> impl IntoView {
 pub fn WindowReport(state: AppState, scene: Arc<Scene>, window: (f64, f64)) -> impl IntoView {
     let (a, b) = window;
     // Every file with time in the window, each answered on its own.
-    let parts = (0..scene.files.len())
+    let files: Vec<usize> = (0..scene.files.len())
         .filter(|&f| {
             let m = scene.maps[f];
             let file = &scene.files[f];
             m.axis(file.start) <= b && m.axis(file.end) >= a
         })
+        .collect();
+    analyze_window(state, &scene, &files, window);
+    let parts = files
+        .into_iter()
         .map(|f| {
             let m = scene.maps[f];
             let name = scene.files[f].file.clone();
@@ -207,6 +237,43 @@ pub fn WindowReport(state: AppState, scene: Arc<Scene>, window: (f64, f64)) -> i
             <h3>{format!("The window {} – {} ({})", fmt_dur(a), fmt_dur(b), fmt_dur(b - a))}</h3>
             {parts}
         </div>
+    }
+}
+
+/// Asks each file for the analysis of what started in the window; once all
+/// have answered, their merged report is the one the page's sections show
+/// (`AppState::window_report`), until the window is cleared or replaced.
+fn analyze_window(state: AppState, scene: &Scene, files: &[usize], (a, b): (f64, f64)) {
+    let names = files.iter().map(|&f| scene.files[f].file.clone());
+    let label = format!("window {} – {}", fmt_dur(a), fmt_dur(b));
+    let merger = Rc::new(RefCell::new(
+        Merger::new(Options::default()).with_label(label).with_files(names),
+    ));
+    let left = Rc::new(Cell::new(files.len()));
+    // Disposed with the window (cleared or replaced): a late answer is dropped.
+    let current = StoredValue::new(());
+    on_cleanup(move || {
+        state.window_report.try_set(None);
+    });
+    for &f in files {
+        let (m, file) = (scene.maps[f], &scene.files[f]);
+        let window = Window::new(m.ts(a).saturating_sub(file.start), m.ts(b).saturating_sub(file.start));
+        let (merger, left, name) = (merger.clone(), left.clone(), file.file.clone());
+        state.inspect(&file.file, InspectQuery::Analysis { window }, move |answer| {
+            match answer {
+                Ok(InspectAnswer::Analysis(partial)) => merger.borrow_mut().add(*partial),
+                Ok(_) => {}
+                Err(message) => merger.borrow_mut().add_error(FileError {
+                    file: name,
+                    offset: None,
+                    message,
+                }),
+            }
+            left.set(left.get() - 1);
+            if left.get() == 0 && current.try_get_value().is_some() {
+                state.window_report.try_set(Some(Arc::new(merger.borrow().finish())));
+            }
+        });
     }
 }
 

@@ -297,10 +297,10 @@ fn counter_row(
     ctx.set_global_alpha(1.0);
     ctx.set_fill_style_str(th.muted);
     ctx.set_font("10px system-ui, sans-serif");
-    let peak = if kind.is_duration() {
-        fmt_dur(max)
-    } else {
-        format!("{max}")
+    let peak = match kind {
+        timeline::CounterKind::KernelWait { .. } => fmt_dur(max),
+        timeline::CounterKind::Allocated => d9lens_core::fmt::bytes(max as u64),
+        timeline::CounterKind::GlobalQueue | timeline::CounterKind::ActiveTasks => format!("{max}"),
     };
     let _ = ctx.fill_text(&format!("max {peak}"), width - 70.0, y + 11.0);
 }

@@ -146,6 +146,50 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
   await page.close();
 });
 
+test('two windows of the demo: each reported as the CLI does, then compared', { timeout: 240_000 }, async () => {
+  const demo = path.join(fixtures, 'demo-trace.bin');
+  const { page, problems } = await openPage(`${browser.baseUrl}#demo&tw=0-2000000000`);
+  const note = page.locator('[data-testid=window-sections]');
+  await note.waitFor({ timeout: REPORT_TIMEOUT });
+  // Every section now reads the window: as `d9lens analyze --window 0..2000`.
+  const a = JSON.parse(cli('analyze', demo, '--window', '0..2000', '--json'));
+  const utilization = (p) =>
+    p.locator('[data-testid=section-workers] [data-testid=worker-row]').evaluateAll((rows) =>
+      rows.map((r) => [Number(r.dataset.worker), r.querySelector('[data-testid=worker-utilization]').innerText]),
+    );
+  assert.deepEqual(await utilization(page), a.workers.map((w) => [w.worker, `${(w.utilization * 100).toFixed(1)}%`]));
+  const flame = page.locator('[data-testid=section-flamegraph] [data-testid=flame-canvas]');
+  assert.equal(await flame.getAttribute('data-root-total'), String(a.summary.onCpuSampleCount));
+  await page.locator('[data-testid=set-baseline]').click();
+  await page.locator('[data-testid=baseline-kept]').waitFor();
+  // Brush another window: the sections compare it with the first.
+  const canvas = page.locator('.tl-canvas');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + box.width * 0.5, box.y + 40);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.8, box.y + 40, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.waitForFunction(() => !location.hash.includes('tw=0-2000000000') && /tw=\d+-\d+/.test(location.hash));
+  const [, b0, b1] = page.url().match(/tw=(\d+)-(\d+)/).map(Number);
+  const compare = page.locator('[data-testid=compare]');
+  await compare.waitFor({ timeout: REPORT_TIMEOUT });
+  const want = JSON.parse(
+    cli('compare', demo, '--window', '0..2000', '--', demo, '--window', `${b0 / 1e6}..${b1 / 1e6}`, '--json'),
+  );
+  const names = await compare.locator('[data-testid=compare-figure]').evaluateAll((rows) => rows.map((r) => r.dataset.name));
+  assert.deepEqual(names, want.figures.map((f) => f.name));
+  assert.ok(names.length > 5);
+  const diff = page.locator('[data-testid=compare-flamegraph] [data-testid=flame-canvas]');
+  await diff.waitFor();
+  assert.ok((await colours(diff)) > 3);
+  await shot(page, compare, 'compare-windows.png');
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('keeping healthy.bin as A, blocking.bin compares against it', { timeout: 240_000 }, async () => {
   const { page, problems } = await openPage();
   await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'healthy.bin'));
@@ -174,6 +218,23 @@ test('keeping healthy.bin as A, blocking.bin compares against it', { timeout: 24
   await diff.locator('[data-testid=flame-search]').fill('');
   await shot(page, page.locator('[data-testid=compare]'), 'compare-table.png');
   await shot(page, diff, 'compare-flamegraph.png');
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('the Chrome trace the page exports is the one the CLI writes', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  const file = path.join(fixtures, 'blocking.bin');
+  await page.setInputFiles('[data-testid=file-input]', file);
+  await page.locator('[data-testid=timeline]').waitFor({ timeout: REPORT_TIMEOUT });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-chrome]')]);
+  assert.equal(download.suggestedFilename(), 'd9lens-trace.json');
+  const got = fs.readFileSync(await download.path(), 'utf8');
+  assert.equal(got, cli('export', file, '--format', 'chrome'));
+  // Polls per worker, and the wakes as arrows between them.
+  const events = JSON.parse(got).traceEvents;
+  assert.ok(events.filter((e) => e.ph === 's').length > 100);
+  assert.ok(events.filter((e) => e.ph === 'X' && e.cat === 'poll').length > 1000);
   await assertClean(page, problems);
   await page.close();
 });

@@ -74,6 +74,16 @@ test('the long-poll flag shows its poll, and the link reopens it', { timeout: 24
   assert.match(await page.locator('[data-testid=poll-detail-loc]').innerText(), /examples\/metrics-service\/src\/main\.rs:334:14$/);
   await page.locator('[data-testid=poll-diagnosis]').waitFor({ timeout: 60_000 });
   assert.match(await page.locator('[data-testid=task-history]').innerText(), /polled \d+ time\(s\)/);
+  // The task's own flamegraph, and its spawn location's, which holds it.
+  await detail.locator('summary', { hasText: "flamegraph of task 9's polls" }).click();
+  const task = detail.locator('[data-testid=task-flamegraph] [data-testid=flame-canvas]');
+  await task.waitFor();
+  await detail.locator('summary', { hasText: 'flamegraph of the polls of every task spawned there' }).click();
+  const spawn = detail.locator('[data-testid=spawn-flamegraph] [data-testid=flame-canvas]');
+  await spawn.waitFor();
+  assert.equal(await spawn.getAttribute('data-kind'), await task.getAttribute('data-kind'));
+  const taskTotal = Number(await task.getAttribute('data-root-total'));
+  assert.ok(taskTotal > 0 && Number(await spawn.getAttribute('data-root-total')) >= taskTotal);
   // Zoomed to the poll: its 32.33 ms take a good part of the window.
   const [a, b] = await windowOf(page);
   assert.ok(b - a < 4 * 32_334_125 && b - a > 32_334_125, `window ${a}–${b}`);

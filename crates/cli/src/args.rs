@@ -1,7 +1,16 @@
 //! Command-line arguments, parsed by hand (the surface is small).
 
 use d9lens_core::analysis::Options;
+use d9lens_core::trace::Window;
 use std::path::PathBuf;
+
+/// `FROM_MS..TO_MS` after each file's start (`--window`).
+pub fn window(value: Option<&String>) -> Result<Window, String> {
+    const NEEDS: &str = "--window needs FROM_MS..TO_MS (ms after the trace start)";
+    let (a, b) = value.and_then(|v| v.split_once("..")).ok_or(NEEDS)?;
+    let ms = |v: &str| v.trim().parse::<f64>().map_err(|_| NEEDS.to_string());
+    Window::from_ms(ms(a)?, ms(b)?).ok_or_else(|| NEEDS.to_string())
+}
 
 #[derive(Debug)]
 pub struct AnalyzeArgs {
@@ -34,6 +43,7 @@ impl AnalyzeArgs {
                     }
                     out.sample = Some(n);
                 }
+                "--window" => out.opts.window = Some(window(it.next())?),
                 "--max-inflated-bytes" => {
                     out.opts.max_inflated_bytes = it
                         .next()

@@ -16,17 +16,20 @@ mod zoom;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  d9lens analyze PATH... [--json] [--sample N] [--reference-compatible] [--max-inflated-bytes N]
+  d9lens analyze PATH... [--json] [--sample N] [--window FROM_MS..TO_MS] [--reference-compatible]
+                 [--max-inflated-bytes N]
   d9lens diagnose FILE [--task ID] [--min-ms X] [--pctl-mult 3] [--floor-ms 1] [--top 1] [--hz HZ] [--json]
   d9lens zoom FILE CENTER_MS [HALF_MS=20] [--hz HZ] [--json]
-  d9lens compare A... -- B... [--json]
+  d9lens compare A... [--window FROM_MS..TO_MS] -- B... [--window ...] [--json]
   d9lens export PATH... --format chrome|folded|markdown|html [--samples KIND] [-o OUT]
   d9lens s3 ls|analyze s3://BUCKET[/PREFIX] [--endpoint URL] [...]   (d9lens s3 --help)
   d9lens deploy s3://BUCKET[/PREFIX] [--dist DIR] [--dry-run] [...]    (d9lens deploy --help)
 
 PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them.
 diagnose explains the longest polls (threshold: --min-ms, else max(floor, mult x p99));
-zoom shows the window CENTER_MS +- HALF_MS after the trace start. HZ defaults to the
+--window analyzes what started in that window of each file (ms after its start; polls
+and spans that began in it are kept whole). zoom shows the window CENTER_MS +- HALF_MS
+after the trace start. HZ defaults to the
 trace's cpu.profile.frequency_hz, else 99. compare puts two selections side by side:
 key figures ranked by how much they moved, findings only one has, frames whose share
 changed. export writes a Chrome trace (polls per worker,

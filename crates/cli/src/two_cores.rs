@@ -152,6 +152,6 @@ pub fn analyze_gzip(name: &str, file: File, opts: &Options) -> Result<FileOutcom
             Some((part, rest)) => parser.finish_with(part, &rest),
             None => parser.finish(),
         });
-        Ok(FileOutcome::new(name, raw_bytes as u64, parsed))
+        Ok(FileOutcome::build(name, raw_bytes as u64, parsed, opts))
     })
 }

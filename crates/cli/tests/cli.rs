@@ -308,6 +308,48 @@ fn compare_ranks_what_moved_and_names_new_findings() {
 }
 
 #[test]
+fn windows_of_one_trace_split_its_polls_and_compare() {
+    let polls = |args: &[&str]| {
+        let out = d9lens(args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["pollCount"].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    let demo = path("demo-trace.bin");
+    let whole = polls(&["analyze", &demo, "--json"]);
+    let first = polls(&["analyze", &demo, "--json", "--window", "0..2000"]);
+    let rest = polls(&["analyze", &demo, "--json", "--window", "2000..1e9"]);
+    assert!(first > 0 && rest > 0);
+    assert_eq!(first + rest, whole);
+    let out = d9lens(&[
+        "compare",
+        &demo,
+        "--window",
+        "0..2000",
+        "--",
+        &demo,
+        "--window",
+        "2000..4000",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["a"]["label"], "demo-trace.bin 0ns–2.00s");
+    assert_eq!(c["b"]["label"], "demo-trace.bin 2.00s–4.00s");
+    assert!(!c["figures"].as_array().unwrap().is_empty());
+    for bad in ["2000", "a..b", "-1..5"] {
+        let out = d9lens(&["analyze", &demo, "--window", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("FROM_MS..TO_MS"), "{bad}");
+    }
+}
+
+#[test]
 fn markdown_and_html_exports_keep_trace_strings_inert() {
     let md = d9lens(&["export", &path("blocking.bin"), "--format", "markdown"]);
     assert!(md.status.success());

@@ -141,9 +141,45 @@ pub fn pct(part: f64, whole: f64, digits: usize) -> String {
     to_fixed(part / whole * 100.0, digits)
 }
 
+/// A byte count for people, in decimal units with three significant digits
+/// (`812 B`, `75.3 KB`, `1.41 MB`, `4.17 GB`): the page, the CLI and the
+/// timeline's allocation track all say sizes this way.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64;
+    let mut unit = "B";
+    for u in UNITS {
+        value /= 1000.0;
+        unit = u;
+        if value < 1000.0 {
+            break;
+        }
+    }
+    if value < 10.0 {
+        format!("{value:.2} {unit}")
+    } else if value < 100.0 {
+        format!("{value:.1} {unit}")
+    } else {
+        format!("{value:.0} {unit}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_have_three_significant_digits() {
+        assert_eq!(bytes(94), "94 B");
+        assert_eq!(bytes(75_300), "75.3 KB");
+        assert_eq!(bytes(1_410_000), "1.41 MB");
+        assert_eq!(bytes(999_999), "1000 KB");
+        assert_eq!(bytes(4_170_000_000), "4.17 GB");
+        assert_eq!(bytes(u64::MAX), "18446744 TB");
+    }
 
     #[test]
     fn printable_escapes_control_characters() {

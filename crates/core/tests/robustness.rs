@@ -38,6 +38,7 @@ fn opts() -> Options {
         reference_compatible: false,
         max_inflated_bytes: 64 << 20,
         timeline: true,
+        ..Options::default()
     }
 }
 

@@ -119,8 +119,11 @@ fn inspecting_the_worst_poll_gives_its_task_and_diagnosis_and_a_window_equals_zo
     assert!(failure.is_none());
     let (_, partial) = timeline_of("demo-trace.bin");
     let worst = &partial.long_polls[0];
+    // Each question decodes the file again, as the page's worker does.
+    let parsed = || d9lens_core::trace::parse_trace(&raw).0;
     let InspectAnswer::Poll(p) = inspect(
-        &trace,
+        "demo-trace.bin",
+        parsed(),
         &InspectQuery::Poll {
             worker: worst.worker,
             start: worst.start,
@@ -138,19 +141,34 @@ fn inspecting_the_worst_poll_gives_its_task_and_diagnosis_and_a_window_equals_zo
     let d = p.diagnosis.as_ref().expect("diagnose's verdict on it");
     assert_eq!((d.task_id, d.start_ns, d.dur_ns), (9, worst.start, worst.dur));
     assert!(p.history.polls.iter().filter(|q| q.this).count() == 1 && p.history.poll_count >= 1);
-    assert_eq!(
+    // Its flamegraphs: the task's polls hold this poll's samples, the spawn
+    // location's polls the task's.
+    use d9lens_core::report::SampleKind::{Blocking, OnCpu};
+    let (task, spawn) = (&p.task_profile, p.spawn_profile.as_ref().expect("a spawn location"));
+    assert!(task.total(Blocking) >= worst.sched_samples.len() as u64);
+    assert!(task.total(OnCpu) >= worst.cpu_samples.len() as u64);
+    for kind in [Blocking, OnCpu] {
+        assert!(spawn.total(kind) >= task.total(kind), "{kind:?}");
+    }
+    assert!(
+        task.blocking
+            .iter()
+            .all(|w| w.stack.iter().all(|&f| (f as usize) < task.frames.len()))
+    );
+    assert!(matches!(
         inspect(
-            &trace,
+            "demo-trace.bin",
+            parsed(),
             &InspectQuery::Poll {
                 worker: worst.worker,
                 start: worst.start + 1
             }
         ),
         InspectAnswer::NotFound
-    );
+    ));
     let min = trace.bounds.unwrap().0;
     let (start, end) = (min + 1_000_000, min + 41_000_000);
-    let InspectAnswer::Window(z) = inspect(&trace, &InspectQuery::Window { start, end }) else {
+    let InspectAnswer::Window(z) = inspect("demo-trace.bin", parsed(), &InspectQuery::Window { start, end }) else {
         panic!("a window")
     };
     assert_eq!(*z, zoom::zoom(&trace, 21.0, 20.0, None));
@@ -160,7 +178,7 @@ fn inspecting_the_worst_poll_gives_its_task_and_diagnosis_and_a_window_equals_zo
 #[test]
 fn a_polls_history_names_the_task_that_woke_it() {
     use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery, inspect};
-    use d9lens_core::trace::{ParsedTrace, WorkerEventKind};
+    use d9lens_core::trace::{WorkerEventKind, parse_trace};
     let bytes = common::read("demo-trace.bin");
     let raw = d9lens_core::container::raw_trace(&bytes, usize::MAX).unwrap();
     let (trace, failure) = d9lens_core::trace::parse_trace(&raw);
@@ -181,13 +199,17 @@ fn a_polls_history_names_the_task_that_woke_it() {
             }
         }
     }
-    let history_of = |trace: &ParsedTrace, task: u64, after: u64| {
+    let history_of = |task: u64, after: u64| {
         let &(worker, start, _, _) = polls
             .iter()
             .filter(|p| p.3 == task && p.1 >= after)
             .min_by_key(|p| p.1)
             .expect("the woken task is polled after its wake");
-        let InspectAnswer::Poll(p) = inspect(trace, &InspectQuery::Poll { worker, start }) else {
+        let InspectAnswer::Poll(p) = inspect(
+            "demo-trace.bin",
+            parse_trace(&raw).0,
+            &InspectQuery::Poll { worker, start },
+        ) else {
             panic!("the poll is found")
         };
         assert_eq!(p.task_id, task);
@@ -205,7 +227,7 @@ fn a_polls_history_names_the_task_that_woke_it() {
                 && polls.iter().any(|p| p.3 == w.waker && p.1 <= w.ts && w.ts <= p.2)
         })
         .expect("the demo trace records who woke whom");
-    let history = history_of(&trace, wake.task, wake.ts);
+    let history = history_of(wake.task, wake.ts);
     let named = history
         .wakes
         .iter()
@@ -220,7 +242,7 @@ fn a_polls_history_names_the_task_that_woke_it() {
     );
     // Wakes the trace says nothing about have no waker.
     let unknown = trace.wakes.iter().find(|w| w.waker == 0).expect("a few");
-    let history = history_of(&trace, unknown.task, unknown.ts);
+    let history = history_of(unknown.task, unknown.ts);
     let w = history.wakes.iter().find(|w| w.at_ms == rel(unknown.ts)).unwrap();
     assert_eq!((w.waker, w.waker_spawn_loc.as_deref()), (None, None));
 }
@@ -387,4 +409,21 @@ fn worker_load_spends_every_polls_time_in_its_bins() {
             l.worker
         );
     }
+}
+
+#[test]
+fn allocations_over_time_hold_every_sampled_byte() {
+    let bytes = common::read("demo-trace.bin");
+    let raw = d9lens_core::container::raw_trace(&bytes, usize::MAX).unwrap();
+    let (trace, _) = d9lens_core::trace::parse_trace(&raw);
+    let sampled: u64 = trace.allocs.iter().map(|a| a.size).sum();
+    assert!(sampled > 0, "the demo samples allocations");
+    let (tl, _) = timeline_of("demo-trace.bin");
+    // It survives the trip to the page.
+    let tl = timeline::decode(&timeline::encode(&tl)).unwrap();
+    let scene = Scene::new(vec![tl]);
+    let sums = timeline::counter_sums(&scene, timeline::CounterKind::Allocated, 60);
+    assert_eq!(sums.len(), 60);
+    assert_eq!(sums.iter().sum::<u64>(), sampled);
+    assert!(sums.iter().filter(|&&s| s > 0).count() > 10, "{sums:?}");
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use super::args::{Allow, UploadArgs};
 use super::{dist, failure, print_allowed};
 use crate::s3::http::{Client, FetchError};
-use crate::s3::summary::bytes;
+use d9lens_core::fmt::bytes;
 use d9lens_core::s3::{Endpoint, ErrorKind};
 use d9lens_core::site::manifest::{MANIFEST_CACHE_CONTROL, MANIFEST_CONTENT_TYPE};
 use d9lens_core::site::{

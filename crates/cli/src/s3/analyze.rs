@@ -104,7 +104,7 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
         } else {
             format!("{} segments", selection.len())
         },
-        summary::bytes(selection.total_bytes()),
+        d9lens_core::fmt::bytes(selection.total_bytes()),
         describe(a)
     );
     let keys: Vec<&str> = selection.keys().collect();

@@ -1,5 +1,6 @@
 //! The catalog summary as text: what `d9lens s3 ls` prints.
 
+use d9lens_core::fmt::bytes;
 use d9lens_core::s3::catalog::{BootAnomaly, BootStart, BootSummary, CatalogSummary, HostSummary, Load};
 use d9lens_core::s3::layout::Layout;
 use d9lens_core::s3::{Endpoint, S3Config, Timestamp};
@@ -35,17 +36,6 @@ pub fn duration(secs: u64) -> String {
         (0, _) => format!("{m}m{s:02}s"),
         _ => format!("{h}h{m:02}m{s:02}s"),
     }
-}
-
-/// Decimal units, as S3 consoles show sizes.
-pub fn bytes(n: u64) -> String {
-    const UNITS: [(&str, f64); 3] = [("GB", 1e9), ("MB", 1e6), ("KB", 1e3)];
-    for (unit, scale) in UNITS {
-        if n as f64 >= scale {
-            return format!("{:.2} {unit}", n as f64 / scale);
-        }
-    }
-    format!("{n} B")
 }
 
 fn plural(n: u64, word: &str) -> String {
@@ -253,9 +243,6 @@ mod tests {
 
     #[test]
     fn units() {
-        assert_eq!(bytes(94), "94 B");
-        assert_eq!(bytes(75_300), "75.30 KB");
-        assert_eq!(bytes(1_410_000), "1.41 MB");
         assert_eq!(duration(15), "15s");
         assert_eq!(duration(824), "13m44s");
         assert_eq!(duration(21_013), "5h50m13s");

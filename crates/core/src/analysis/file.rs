@@ -26,14 +26,6 @@ pub struct FileOutcome {
 impl FileOutcome {
     /// A container error (corrupt gzip, size cap, not a trace) analyzes
     /// nothing; a decode failure keeps the events before it.
-    pub fn new(
-        name: &str,
-        raw_bytes: u64,
-        parsed: Result<(ParsedTrace, Option<DecodeFailure>), ContainerError>,
-    ) -> Self {
-        Self::build(name, raw_bytes, parsed, false)
-    }
-
     /// A file of which nothing could be analyzed (unreadable, not downloaded).
     pub fn failed(name: &str, offset: Option<u64>, message: String) -> Self {
         FileOutcome {
@@ -52,14 +44,16 @@ impl FileOutcome {
         }
     }
 
-    /// `new`, with the file's timeline when `timeline` is set.
+    /// A container error (corrupt gzip, size cap, not a trace) analyzes
+    /// nothing; a decode failure keeps the events before it. With the file's
+    /// timeline when `opts.timeline` is set, of `opts.window` when there is one.
     pub fn build(
         name: &str,
         raw_bytes: u64,
         parsed: Result<(ParsedTrace, Option<DecodeFailure>), ContainerError>,
-        timeline: bool,
+        opts: &Options,
     ) -> Self {
-        let (trace, failure) = match parsed {
+        let (mut trace, failure) = match parsed {
             Ok(parsed) => parsed,
             Err(e) => return Self::failed(name, e.offset(), e.to_string()),
         };
@@ -71,8 +65,11 @@ impl FileOutcome {
                 f.offset, f.message
             ),
         });
+        if let Some(window) = opts.window {
+            trace.clip(window);
+        }
         let events = trace.runtime_events;
-        let (partial, timeline) = if timeline {
+        let (partial, timeline) = if opts.timeline {
             let (p, t) = Partial::with_timeline(name, trace);
             (p, Some(t))
         } else {
@@ -98,8 +95,8 @@ pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
             file.finish()
         }
         // Decoded in place: no copy of an already raw trace.
-        Ok(Container::Raw) => FileOutcome::build(name, bytes.len() as u64, Ok(parse_trace(bytes)), opts.timeline),
-        Err(e) => FileOutcome::new(name, 0, Err(e)),
+        Ok(Container::Raw) => FileOutcome::build(name, bytes.len() as u64, Ok(parse_trace(bytes)), opts),
+        Err(e) => FileOutcome::failed(name, e.offset(), e.to_string()),
     }
 }
 
@@ -116,7 +113,7 @@ impl FileAnalysis {
     pub fn new(name: &str, opts: &Options, raw_size_hint: usize) -> Self {
         Self {
             unpack: Unpack::new(opts.max_inflated_bytes),
-            trace: TraceAnalysis::new(name, raw_size_hint).timeline(opts.timeline),
+            trace: TraceAnalysis::new(name, raw_size_hint).options(opts),
         }
     }
 
@@ -146,7 +143,7 @@ impl FileAnalysis {
 pub struct TraceAnalysis {
     name: String,
     parser: TraceParser,
-    timeline: bool,
+    opts: Options,
 }
 
 impl TraceAnalysis {
@@ -155,13 +152,16 @@ impl TraceAnalysis {
         Self {
             name: name.to_string(),
             parser: TraceParser::with_capacity(raw_size_hint),
-            timeline: false,
+            opts: Options::default(),
         }
     }
 
-    /// Also build the file's timeline.
-    pub fn timeline(self, timeline: bool) -> Self {
-        Self { timeline, ..self }
+    /// What to build at the end (the timeline, a window: `FileOutcome::build`).
+    pub fn options(self, opts: &Options) -> Self {
+        Self {
+            opts: opts.clone(),
+            ..self
+        }
     }
 
     /// Lets `fill` append raw bytes in place (saves a copy where they come
@@ -188,7 +188,7 @@ impl TraceAnalysis {
             &self.name,
             raw_bytes,
             unpacked.map(|()| self.parser.finish()),
-            self.timeline,
+            &self.opts,
         )
     }
 }

@@ -1,11 +1,16 @@
 //! Questions the page asks about one file after its report, answered by a
 //! worker from the file's decoded trace: one poll in depth (the task's
-//! history and `diagnose`'s verdict on that poll), or one window (`zoom`).
+//! history and `diagnose`'s verdict on that poll), one window as `zoom`
+//! shows it, or one window's whole analysis (its partial, to merge).
 
+use super::Partial;
 use super::diagnose::{self, DiagnoseOptions, Target};
-use super::workers;
+use super::stacks::{FrameTable, Group, Symbolizer, group_chains};
+use super::workers::{self, Poll, Timelines};
 use super::zoom::{self, Zoom};
-use crate::trace::{ParsedTrace, Wake};
+use crate::export::chrome::known_wakes;
+use crate::report::Profiles;
+use crate::trace::{ParsedTrace, StrId, Wake, Window};
 use serde::{Deserialize, Serialize};
 
 /// How many of a task's polls and wakes an answer lists (nearest the poll first).
@@ -20,13 +25,25 @@ pub enum InspectQuery {
     /// The window [start, end] (trace ns), as `d9lens zoom` shows it.
     #[serde(rename_all = "camelCase")]
     Window { start: u64, end: u64 },
+    /// Everything that started in `window`, analyzed as a file of its own.
+    Analysis { window: Window },
+    /// The wakes a Chrome trace draws as flows (`export::chrome`): those by a
+    /// known task; the timeline the page has holds the rest.
+    Wakes,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum InspectAnswer {
     Poll(Box<PollInspection>),
     Window(Box<Zoom>),
+    Analysis(Box<Partial>),
+    /// The wakes by a known task, and how many wakes the file has in all.
+    #[serde(rename_all = "camelCase")]
+    Wakes {
+        by_task: Vec<Wake>,
+        total: u64,
+    },
     /// The poll is not in the file (another file of the same name, or a stale link).
     NotFound,
 }
@@ -44,6 +61,11 @@ pub struct PollInspection {
     pub history: TaskHistory,
     /// What `d9lens diagnose --task T` says about this very poll.
     pub diagnosis: Option<Target>,
+    /// The samples taken in all of the task's polls.
+    pub task_profile: Profiles,
+    /// The samples taken in the polls of every task spawned where it was
+    /// (`None` when the trace does not say where).
+    pub spawn_profile: Option<Profiles>,
 }
 
 /// A task's life around one of its polls. Times relative to the file's first event, ms.
@@ -82,89 +104,128 @@ pub struct TaskPoll {
     pub this: bool,
 }
 
-pub fn inspect(trace: &ParsedTrace, query: &InspectQuery) -> InspectAnswer {
-    let min_ts = trace.bounds.map_or(0, |b| b.0);
-    let rel = |ts: u64| (ts as f64 - min_ts as f64) / 1e6;
+/// The answer about the file `name` whose events are `trace`.
+pub fn inspect(name: &str, mut trace: ParsedTrace, query: &InspectQuery) -> InspectAnswer {
     match *query {
+        InspectQuery::Analysis { window } => {
+            trace.clip(window);
+            InspectAnswer::Analysis(Box::new(Partial::from_trace(name, trace)))
+        }
         InspectQuery::Window { start, end } => {
             let (start, end) = (start.min(end), start.max(end));
-            let center = rel(start) + (end - start) as f64 / 2e6;
-            InspectAnswer::Window(Box::new(zoom::zoom(trace, center, (end - start) as f64 / 2e6, None)))
+            let min_ts = trace.bounds.map_or(0, |b| b.0);
+            let center = (start as f64 - min_ts as f64) / 1e6 + (end - start) as f64 / 2e6;
+            InspectAnswer::Window(Box::new(zoom::zoom(&trace, center, (end - start) as f64 / 2e6, None)))
         }
-        InspectQuery::Poll { worker, start } => {
-            let tl = workers::build(trace, trace.bounds.map_or(0, |b| b.1));
-            let Some(poll) = tl.workers.get(&worker).and_then(|w| {
-                w.polls
-                    .binary_search_by_key(&start, |p| p.start)
-                    .ok()
-                    .map(|i| &w.polls[i])
-            }) else {
-                return InspectAnswer::NotFound;
-            };
-            let task = poll.task_id;
-            let mut polls: Vec<TaskPoll> = tl
-                .workers
-                .iter()
-                .flat_map(|(&w, wt)| wt.polls.iter().map(move |p| (w, p)))
-                .filter(|(_, p)| p.task_id == task)
-                .map(|(w, p)| TaskPoll {
-                    worker: w,
-                    start_ms: rel(p.start),
-                    dur_ns: p.end - p.start,
-                    this: w == worker && p.start == start,
-                })
-                .collect();
-            polls.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
-            let poll_count = polls.len();
-            let at = polls.iter().position(|p| p.this).unwrap_or(0);
-            let from = at
-                .saturating_sub(HISTORY_ITEMS / 2)
-                .min(poll_count.saturating_sub(HISTORY_ITEMS));
-            let polls = polls.into_iter().skip(from).take(HISTORY_ITEMS).collect();
-            let wake_count = trace.wakes.iter().filter(|w| w.task == task).count();
-            let mut before: Vec<&Wake> = trace.wakes.iter().filter(|w| w.task == task && w.ts <= start).collect();
-            // Latest first; a stable sort keeps file order among equal times.
-            before.sort_by_key(|w| std::cmp::Reverse(w.ts));
-            let wake = |w: &Wake| {
-                let waker = (w.waker != 0).then_some(w.waker);
-                TaskWake {
-                    at_ms: rel(w.ts),
-                    waker,
-                    waker_spawn_loc: waker
-                        .and_then(|id| trace.spawn_loc(trace.task_spawn_locs.get(&id).copied().flatten()))
-                        .map(str::to_string),
-                }
-            };
-            let diagnosis = diagnose::diagnose_in(
-                trace,
-                &tl,
-                &DiagnoseOptions {
-                    task: Some(task),
-                    poll_start: Some(start),
-                    min_ms: Some(0.0),
-                    ..DiagnoseOptions::default()
-                },
-            )
-            .targets
-            .into_iter()
-            .find(|t| t.worker == worker && t.start_ns == start);
-            InspectAnswer::Poll(Box::new(PollInspection {
-                worker,
-                task_id: task,
-                start_ns: start,
-                dur_ns: poll.end - poll.start,
-                start_rel_ms: rel(start),
-                spawn_loc: trace.spawn_loc(poll.spawn_loc).map(str::to_string),
-                history: TaskHistory {
-                    spawned_ms: trace.task_spawn_times.get(&task).map(|&t| rel(t)),
-                    terminated_ms: trace.task_terminate_times.get(&task).map(|&t| rel(t)),
-                    wake_count,
-                    wakes: before.into_iter().take(HISTORY_ITEMS).map(wake).collect(),
-                    poll_count,
-                    polls,
-                },
-                diagnosis,
-            }))
-        }
+        InspectQuery::Poll { worker, start } => poll(&trace, worker, start),
+        InspectQuery::Wakes => InspectAnswer::Wakes {
+            total: trace.wakes.len() as u64,
+            by_task: known_wakes(&trace),
+        },
     }
+}
+
+/// The on-CPU and blocking samples taken in the polls `keep` picks.
+fn polls_profile(trace: &ParsedTrace, tl: &Timelines, keep: impl Fn(&Poll) -> bool) -> Profiles {
+    let mut table = FrameTable::default();
+    let mut symbolizer = Symbolizer::new(&trace.symbols, &mut table);
+    let polls: Vec<&Poll> = tl.workers.values().flat_map(|w| &w.polls).filter(|p| keep(p)).collect();
+    let chains = |samples: fn(&Poll) -> &[usize]| {
+        polls
+            .iter()
+            .flat_map(move |&p| samples(p).iter().map(|&i| &trace.samples[i].callchain[..]))
+    };
+    let on_cpu = group_chains(chains(Poll::cpu_samples), &mut symbolizer);
+    let blocking = group_chains(chains(Poll::sched_samples), &mut symbolizer);
+    let weighted = |mut groups: Vec<Group>| {
+        groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+        groups.iter().map(Group::weighted).collect()
+    };
+    Profiles {
+        on_cpu: weighted(on_cpu),
+        blocking: weighted(blocking),
+        frames: table.to_vec(),
+        ..Profiles::default()
+    }
+}
+
+/// One poll in depth: the task's history and `diagnose`'s verdict on it.
+fn poll(trace: &ParsedTrace, worker: u64, start: u64) -> InspectAnswer {
+    let min_ts = trace.bounds.map_or(0, |b| b.0);
+    let rel = |ts: u64| (ts as f64 - min_ts as f64) / 1e6;
+    let tl = workers::build(trace, trace.bounds.map_or(0, |b| b.1));
+    let Some(poll) = tl.workers.get(&worker).and_then(|w| {
+        w.polls
+            .binary_search_by_key(&start, |p| p.start)
+            .ok()
+            .map(|i| &w.polls[i])
+    }) else {
+        return InspectAnswer::NotFound;
+    };
+    let (task, spawn): (u64, Option<StrId>) = (poll.task_id, poll.spawn_loc);
+    let mut polls: Vec<TaskPoll> = tl
+        .workers
+        .iter()
+        .flat_map(|(&w, wt)| wt.polls.iter().map(move |p| (w, p)))
+        .filter(|(_, p)| p.task_id == task)
+        .map(|(w, p)| TaskPoll {
+            worker: w,
+            start_ms: rel(p.start),
+            dur_ns: p.end - p.start,
+            this: w == worker && p.start == start,
+        })
+        .collect();
+    polls.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+    let poll_count = polls.len();
+    let at = polls.iter().position(|p| p.this).unwrap_or(0);
+    let from = at
+        .saturating_sub(HISTORY_ITEMS / 2)
+        .min(poll_count.saturating_sub(HISTORY_ITEMS));
+    let polls = polls.into_iter().skip(from).take(HISTORY_ITEMS).collect();
+    let wake_count = trace.wakes.iter().filter(|w| w.task == task).count();
+    let mut before: Vec<&Wake> = trace.wakes.iter().filter(|w| w.task == task && w.ts <= start).collect();
+    // Latest first; a stable sort keeps file order among equal times.
+    before.sort_by_key(|w| std::cmp::Reverse(w.ts));
+    let wake = |w: &Wake| {
+        let waker = (w.waker != 0).then_some(w.waker);
+        TaskWake {
+            at_ms: rel(w.ts),
+            waker,
+            waker_spawn_loc: waker
+                .and_then(|id| trace.spawn_loc(trace.task_spawn_locs.get(&id).copied().flatten()))
+                .map(str::to_string),
+        }
+    };
+    let diagnosis = diagnose::diagnose_in(
+        trace,
+        &tl,
+        &DiagnoseOptions {
+            task: Some(task),
+            poll_start: Some(start),
+            min_ms: Some(0.0),
+            ..DiagnoseOptions::default()
+        },
+    )
+    .targets
+    .into_iter()
+    .find(|t| t.worker == worker && t.start_ns == start);
+    InspectAnswer::Poll(Box::new(PollInspection {
+        worker,
+        task_id: task,
+        start_ns: start,
+        dur_ns: poll.end - poll.start,
+        start_rel_ms: rel(start),
+        spawn_loc: trace.spawn_loc(poll.spawn_loc).map(str::to_string),
+        history: TaskHistory {
+            spawned_ms: trace.task_spawn_times.get(&task).map(|&t| rel(t)),
+            terminated_ms: trace.task_terminate_times.get(&task).map(|&t| rel(t)),
+            wake_count,
+            wakes: before.into_iter().take(HISTORY_ITEMS).map(wake).collect(),
+            poll_count,
+            polls,
+        },
+        diagnosis,
+        task_profile: polls_profile(trace, &tl, |p| p.task_id == task),
+        spawn_profile: spawn.map(|loc| polls_profile(trace, &tl, |p| p.spawn_loc == Some(loc))),
+    }))
 }

@@ -1,3 +1,4 @@
+use crate::trace::Window;
 use serde::{Deserialize, Serialize};
 
 /// Knobs shared by the CLI, the page and the workers.
@@ -11,6 +12,9 @@ pub struct Options {
     /// Also build each file's timeline (the page draws it; the CLI does not).
     #[serde(default)]
     pub timeline: bool,
+    /// Analyze only what started in this window of each file (`ParsedTrace::clip`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
 }
 
 impl Default for Options {
@@ -19,6 +23,7 @@ impl Default for Options {
             reference_compatible: false,
             max_inflated_bytes: crate::container::DEFAULT_MAX_INFLATED_BYTES,
             timeline: false,
+            window: None,
         }
     }
 }

@@ -71,8 +71,7 @@ impl ChromeFile {
     /// The file's timeline, exactly as the page gets it
     /// (`Partial::with_timeline`), and its wakes as flows.
     pub fn from_trace(file: &str, trace: ParsedTrace) -> ChromeFile {
-        // Only a wake by a known task can start a flow: the others are not kept.
-        let wakes: Vec<Wake> = trace.wakes.iter().filter(|w| w.waker != 0).copied().collect();
+        let wakes = known_wakes(&trace);
         let wake_count = trace.wakes.len() as u64;
         let (_, timeline) = Partial::with_timeline(file, trace);
         ChromeFile {
@@ -103,6 +102,12 @@ impl ChromeFile {
         let spans = t.spans.start.iter().copied();
         counters.chain(spans).fold(t.start, u64::min)
     }
+}
+
+/// The wakes that can start a flow: those by a known task (the others need
+/// not be kept).
+pub fn known_wakes(trace: &ParsedTrace) -> Vec<Wake> {
+    trace.wakes.iter().filter(|w| w.waker != 0).copied().collect()
 }
 
 /// Every wake by a task that was being polled at that moment, to the woken
@@ -278,6 +283,7 @@ fn write_file<W: Write>(
             match c.kind {
                 CounterKind::GlobalQueue => out.event(&CounterEvent::new(&name, pid, ts, One("depth", v)))?,
                 CounterKind::ActiveTasks => out.event(&CounterEvent::new(&name, pid, ts, One("count", v)))?,
+                CounterKind::Allocated => out.event(&CounterEvent::new(&name, pid, ts, One("bytes", v)))?,
                 CounterKind::KernelWait { .. } => {
                     out.event(&CounterEvent::new(&name, pid, ts, One("µs", v as f64 / 1e3)))?
                 }

@@ -382,9 +382,11 @@ impl SampleKind {
 
 /// Every sampled stack of the selection (the report's lists keep only the
 /// top ones), for flamegraphs and exports: stacks of indexes into `frames`,
-/// leaf first, with their weight, heaviest first. Not serialized: the page
-/// and the CLI build it in place from the merge.
-#[derive(Debug, Clone, Default)]
+/// leaf first, with their weight, heaviest first. Not in the report's JSON:
+/// the page and the CLI build it in place from the merge (a worker sends
+/// one task's, `inspect`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Profiles {
     pub frames: Vec<Frame>,
     pub on_cpu: Vec<Weighted>,
@@ -393,7 +395,7 @@ pub struct Profiles {
     pub alloc_bytes: Vec<Weighted>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Weighted {
     pub weight: u64,
     pub stack: Vec<u32>,

@@ -191,6 +191,7 @@ pub fn encode(t: &FileTimeline) -> Vec<u8> {
                 w.u8(2);
                 w.u64(worker);
             }
+            CounterKind::Allocated => w.u8(3),
         }
         w.pairs(&c.points);
     }
@@ -242,6 +243,7 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
             0 => CounterKind::GlobalQueue,
             1 => CounterKind::ActiveTasks,
             2 => CounterKind::KernelWait { worker: r.u64()? },
+            3 => CounterKind::Allocated,
             k => return Err(CodecError(format!("unknown counter kind {k}"))),
         };
         counters.push(Counter {

@@ -1,7 +1,9 @@
 //! How busy each worker was over time: the scene's axis cut into equal bins
 //! and, per worker lane of each group, the time spent inside polls in each
 //! bin as a fraction of it. One pass over the polls, whatever the bin count.
+//! The same bins sum a counter's values (allocated bytes over time).
 
+use super::model::CounterKind;
 use super::scene::{RowKind, Scene};
 
 /// One worker of one group (host · boot, or file) over the axis.
@@ -47,6 +49,26 @@ pub fn worker_load(scene: &Scene, bins: usize) -> Vec<LaneLoad> {
             }
         })
         .collect()
+}
+
+/// The sum of one kind of counter's values over every file of the scene, in
+/// `bins` slices of the axis (allocated bytes over time).
+pub fn counter_sums(scene: &Scene, kind: CounterKind, bins: usize) -> Vec<u64> {
+    let bins = bins.max(1);
+    let mut sums = vec![0u64; bins];
+    if scene.total <= 0.0 {
+        return sums;
+    }
+    for (f, file) in scene.files.iter().enumerate() {
+        for c in file.counters.iter().filter(|c| c.kind == kind) {
+            for &(ts, v) in &c.points {
+                let at = scene.maps[f].axis(ts) / scene.total * bins as f64;
+                let i = (at.max(0.0) as usize).min(bins - 1);
+                sums[i] = sums[i].saturating_add(v);
+            }
+        }
+    }
+    sums
 }
 
 /// Adds the axis interval `[a, b)` to the bins it overlaps.

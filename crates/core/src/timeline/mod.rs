@@ -14,7 +14,7 @@ mod view;
 
 pub use codec::{CodecError, decode, encode};
 pub use link::{PollLink, TimelineLink};
-pub use load::{LaneLoad, worker_load};
+pub use load::{LaneLoad, counter_sums, worker_load};
 pub use lod::{AxisMap, Mark, MarkKind, counter_marks, poll_at, poll_marks, span_marks, tick_marks};
 pub use model::{Counter, CounterKind, Durations, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC, Polls, SpanTrack};
 pub use palette::{Colour, colour};

@@ -165,6 +165,8 @@ pub enum CounterKind {
     KernelWait {
         worker: u64,
     },
+    /// Sampled allocations: each one's size, at its time.
+    Allocated,
 }
 
 impl CounterKind {
@@ -173,12 +175,8 @@ impl CounterKind {
             CounterKind::GlobalQueue => "global queue".into(),
             CounterKind::ActiveTasks => "active tasks".into(),
             CounterKind::KernelWait { worker } => format!("kernel wait · worker {worker}"),
+            CounterKind::Allocated => "allocated bytes".into(),
         }
-    }
-
-    /// Values are durations in ns (else plain counts).
-    pub fn is_duration(self) -> bool {
-        matches!(self, CounterKind::KernelWait { .. })
     }
 }
 
@@ -362,6 +360,12 @@ impl FileTimeline {
                 points,
             });
         }
+        let mut allocated: Vec<(u64, u64)> = trace.allocs.iter().map(|a| (a.ts, a.size)).collect();
+        allocated.sort_by_key(|p| p.0);
+        counters.push(Counter {
+            kind: CounterKind::Allocated,
+            points: allocated,
+        });
         counters.retain(|c| !c.points.is_empty());
         let mut track = SpanTrack::default();
         for s in &spans.spans {

@@ -253,7 +253,7 @@ impl Scene {
     }
 }
 
-/// Counter rows in a fixed order: queue, active tasks, then kernel wait by worker.
+/// Counter rows in a fixed order: queue, active tasks, kernel wait by worker, allocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct CounterOrder(CounterKind);
 
@@ -263,6 +263,7 @@ impl CounterOrder {
             CounterKind::GlobalQueue => (0, 0),
             CounterKind::ActiveTasks => (1, 0),
             CounterKind::KernelWait { worker } => (2, worker),
+            CounterKind::Allocated => (3, 0),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `dial9-trace-format` decoder. Event types are keyed by schema name (type
 //! ids are per sub-stream and get reused).
 
+mod clip;
 mod decode;
 mod fields;
 mod model;
@@ -10,6 +11,7 @@ mod split;
 mod symbols;
 mod time_order;
 
+pub use clip::Window;
 pub use decode::{DecodeFailure, STREAM_HEADER, TraceParser, parse_trace};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};

@@ -145,7 +145,7 @@ impl WorkerEventKind {
 }
 
 /// A wake of `task` by the task `waker` (file order; 24 bytes, one per wake).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Wake {
     pub ts: u64,
     /// The woken task (`woken_task_id`).
