@@ -15,6 +15,9 @@
 //!   distinct stack; more samples of the same stacks only change weights)
 //! * `flamegraph/frame`        — one frame's nodes at 1,400 px: the whole graph, then
 //!   zoomed into its heaviest path, ten levels down
+//! * `compare/demo_vs_blocking` — `compare` of two merged reports (the demo trace's and
+//!   blocking.bin's: every key figure, the findings, the differential flamegraph's
+//!   movers); what a comparison adds to analyzing both sides
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use d9lens_core::analysis::{Merger, Options, Partial, analyze_file};
@@ -176,5 +179,20 @@ fn flamegraph(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, demo, rotation, flamegraph);
+fn compare(c: &mut Criterion) {
+    let opts = Options::default();
+    let report = |rel: &str| {
+        let mut merger = Merger::new(opts.clone());
+        merger.add(analyze_file(rel, &read(rel), &opts).partial);
+        merger.finish()
+    };
+    let (a, b) = (report("demo-trace.bin"), report("blocking.bin"));
+    let mut g = c.benchmark_group("compare");
+    g.bench_function("demo_vs_blocking", |bench| {
+        bench.iter(|| d9lens_core::compare::compare(black_box(&a), black_box(&b)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, demo, rotation, flamegraph, compare);
 criterion_main!(benches);
