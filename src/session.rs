@@ -6,7 +6,7 @@ use crate::clock::now_ms;
 use crate::protocol::Phase;
 use crate::worker_pool::{self, Job, Pool, PoolEvent, Source};
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
-use d9lens_core::analysis::{Merger, Options};
+use d9lens_core::analysis::{Merger, Options, crash};
 use d9lens_core::report::{FileError, Report};
 use d9lens_core::timeline::{self, FileTimeline, Scene};
 use leptos::prelude::*;
@@ -387,6 +387,28 @@ impl AppState {
         });
     }
 
+    /// File `id` could not be analyzed at all: it can be retried.
+    fn failed(&self, run: &Rc<RefCell<Run>>, id: u32, message: String) {
+        {
+            let mut run = run.borrow_mut();
+            run.pending.remove(&id);
+            run.failed += 1;
+            run.retryable.insert(id);
+        }
+        let file = self.row_name(id);
+        self.update_row(id, |row| {
+            row.status = Status::Failed;
+            row.error = Some(message.clone());
+        });
+        self.errors.update(|errors| {
+            errors.push(FileError {
+                file,
+                offset: None,
+                message,
+            })
+        });
+    }
+
     fn row_name(&self, id: u32) -> String {
         self.rows.with_untracked(|rows| {
             rows.iter()
@@ -403,13 +425,15 @@ impl AppState {
             | PoolEvent::Fetched { id, .. }
             | PoolEvent::Done { id, .. }
             | PoolEvent::Inspected { id, .. }
-            | PoolEvent::Failed { id, .. } => *id,
+            | PoolEvent::Failed { id, .. }
+            | PoolEvent::Crashed { id, .. } => *id,
         };
         let asked = run.borrow_mut().inspecting.remove(&id);
         if let Some(answer) = asked {
             match event {
                 PoolEvent::Inspected { answer: a, .. } => answer(Ok(a)),
                 PoolEvent::Failed { message, .. } => answer(Err(message)),
+                PoolEvent::Crashed { message, .. } => answer(Err(crash::worker_died(&message, None))),
                 // Started, progress: still waiting.
                 _ => {
                     run.borrow_mut().inspecting.insert(id, answer);
@@ -477,25 +501,13 @@ impl AppState {
                     self.errors.update(|errors| errors.push(error));
                 }
             }
-            PoolEvent::Failed { message, .. } => {
-                {
-                    let mut run = run.borrow_mut();
-                    run.pending.remove(&id);
-                    run.failed += 1;
-                    run.retryable.insert(id);
-                }
-                let file = self.row_name(id);
-                self.update_row(id, |row| {
-                    row.status = Status::Failed;
-                    row.error = Some(message.clone());
-                });
-                self.errors.update(|errors| {
-                    errors.push(FileError {
-                        file,
-                        offset: None,
-                        message,
-                    })
-                });
+            PoolEvent::Failed { message, .. } => self.failed(run, id, message),
+            // The browser's words for a dead worker, in words about the file (core policy).
+            PoolEvent::Crashed { message, .. } => {
+                let size = self
+                    .rows
+                    .with_untracked(|rows| rows.iter().find(|r| r.id == id).and_then(|r| r.size));
+                self.failed(run, id, crash::worker_died(&message, size));
             }
         }
         self.finish_if_done(run);

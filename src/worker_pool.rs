@@ -75,7 +75,13 @@ pub enum PoolEvent {
         id: u32,
         answer: InspectAnswer,
     },
-    /// The job could not be analyzed at all (unreadable file, worker crash).
+    /// The worker died on the job (out of memory, a trap): `message` is the
+    /// browser's error text.
+    Crashed {
+        id: u32,
+        message: String,
+    },
+    /// The job could not be analyzed at all (unreadable file, download failed).
     Failed {
         id: u32,
         message: String,
@@ -300,10 +306,7 @@ fn on_crash(inner: &Rc<RefCell<Inner>>, index: usize, message: String) {
     replace_slot(inner, index);
     if let Some(id) = lost {
         replace_partners(inner, id);
-        listener(PoolEvent::Failed {
-            id,
-            message: format!("the analysis worker crashed: {message}"),
-        });
+        listener(PoolEvent::Crashed { id, message });
     }
     dispatch(inner);
 }

@@ -114,6 +114,27 @@ test('a gzip cut short, alone on two workers, is reported with its byte offset, 
   await page.close();
 });
 
+test('crafted stacks (100,000 frames deep; 30 million frames once expanded) give a report, and the page goes on', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  const crafted = ['crafted-deep-stack.bin.gz', 'crafted-inline-chain.bin.gz'];
+  await dropFiles(page, crafted.map((name) => ({ name, bytes: fs.readFileSync(path.join(fixtures, name)) })));
+  await page.locator('[data-testid=section-cpu-hotspots]').waitFor({ timeout: REPORT_TIMEOUT });
+  for (const name of crafted) {
+    assert.equal(await page.locator(`[data-testid=progress-row][data-file="${name}"]`).getAttribute('data-status'), 'done');
+  }
+  // Their three samples, each stack cut where it is too deep, and the cut said.
+  const flame = page.locator('[data-testid=section-flamegraph] [data-testid=flame-canvas]');
+  await flame.waitFor();
+  assert.equal(await flame.getAttribute('data-root-total'), '3');
+  await page.locator('[data-testid=section-flamegraph] [data-testid=flame-search]').fill('outer frames cut');
+  assert.equal(await page.locator('[data-testid=section-flamegraph] [data-testid=flame-match]').getAttribute('data-weight'), '3');
+  // The page goes on: the next file is analyzed as usual.
+  await dropFiles(page, [{ name: 'blocking.bin', bytes: blocking() }]);
+  await assertBlockingReport(page);
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('a corrupt file is reported by name while the healthy one is still analyzed', { timeout: 180_000 }, async () => {
   const { page, problems } = await openPage();
   const full = blocking();

@@ -74,6 +74,12 @@ test('the long-poll flag shows its poll, and the link reopens it', { timeout: 24
   assert.match(await page.locator('[data-testid=poll-detail-loc]').innerText(), /examples\/metrics-service\/src\/main\.rs:334:14$/);
   await page.locator('[data-testid=poll-diagnosis]').waitFor({ timeout: 60_000 });
   assert.match(await page.locator('[data-testid=task-history]').innerText(), /polled \d+ time\(s\)/);
+  // Zoomed to the poll: its 32.33 ms take a good part of the window.
+  const [a, b] = await windowOf(page);
+  assert.ok(b - a < 4 * 32_334_125 && b - a > 32_334_125, `window ${a}–${b}`);
+  const url = page.url();
+  assert.match(url, /#demo&tv=\d+-\d+&tp=1~\d+~demo-trace\.bin/);
+  await page.locator('[data-testid=timeline]').screenshot({ path: path.join(out, 'timeline-long-poll.png') });
   // The task's own flamegraph, and its spawn location's, which holds it.
   await detail.locator('summary', { hasText: "flamegraph of task 9's polls" }).click();
   const task = detail.locator('[data-testid=task-flamegraph] [data-testid=flame-canvas]');
@@ -84,12 +90,6 @@ test('the long-poll flag shows its poll, and the link reopens it', { timeout: 24
   assert.equal(await spawn.getAttribute('data-kind'), await task.getAttribute('data-kind'));
   const taskTotal = Number(await task.getAttribute('data-root-total'));
   assert.ok(taskTotal > 0 && Number(await spawn.getAttribute('data-root-total')) >= taskTotal);
-  // Zoomed to the poll: its 32.33 ms take a good part of the window.
-  const [a, b] = await windowOf(page);
-  assert.ok(b - a < 4 * 32_334_125 && b - a > 32_334_125, `window ${a}–${b}`);
-  const url = page.url();
-  assert.match(url, /#demo&tv=\d+-\d+&tp=1~\d+~demo-trace\.bin/);
-  await page.locator('[data-testid=timeline]').screenshot({ path: path.join(out, 'timeline-long-poll.png') });
   await assertClean(page, problems);
   await page.close();
 

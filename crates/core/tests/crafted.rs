@@ -4,6 +4,7 @@
 mod common;
 
 use d9lens_core::analysis::{Options, analyze_file};
+use d9lens_core::trace::parse_trace;
 
 /// One poll on each of 100,000 workers, the workers taking turns: every
 /// event switches worker, which once cost a search through every worker
@@ -30,4 +31,148 @@ fn a_hundred_thousand_workers_each_get_their_poll() {
     let p = &outcome.partial;
     assert_eq!(p.worker_stats.len(), WORKERS as usize);
     assert!(p.worker_stats.values().all(|w| w.poll_count == 1));
+}
+
+/// Schemas of symbol entries and CPU samples, for the symbol-table cases.
+fn symbol_schemas() -> [(
+    &'static str,
+    &'static [(&'static str, dial9_trace_format::types::FieldType)],
+); 2] {
+    use dial9_trace_format::types::FieldType::{StackFrames as Stack, String as S, Varint as V};
+    [
+        (
+            "SymbolTableEntry",
+            &[("addr", V), ("inline_depth", V), ("symbol_name", S)],
+        ),
+        (
+            "CpuSampleEvent",
+            &[("worker_id", V), ("tid", V), ("source", V), ("callchain", Stack)],
+        ),
+    ]
+}
+
+/// Each of 200,000 addresses named only at the deepest inline depth the
+/// decoder takes (1,023): once 1,024 slots an address (6 GB in all), now the
+/// names the file holds.
+#[test]
+fn addresses_named_only_at_the_deepest_inline_depth_cost_what_they_hold() {
+    use dial9_trace_format::types::FieldValue::{String as S, Varint};
+    let events: Vec<_> = (0..200_000u64)
+        .map(|a| {
+            (
+                1_000 + a,
+                0,
+                vec![Varint(0x1000 + a), Varint(1_023), S(format!("f{a}"))],
+            )
+        })
+        .collect();
+    let bytes = common::encode_trace(&symbol_schemas(), events);
+    let (trace, failure) = parse_trace(&bytes);
+    assert!(failure.is_none(), "{failure:?}");
+    assert_eq!(trace.symbols.len(), 200_000);
+    let frames = trace.symbols.symbolize(&[0x1000]);
+    // The name, then the owning function (unnamed: its address).
+    assert_eq!(frames.len(), 2);
+    assert_eq!(&*frames[0].symbol, "f0");
+    assert_eq!(&*frames[1].symbol, "0x1000");
+}
+
+/// Three addresses named at every inline depth, in a call chain of 30,000
+/// of them: 30 million frames once, now one stack cut at `MAX_STACK_FRAMES`
+/// whose outermost frame says so.
+#[test]
+fn a_chain_of_deeply_inlined_addresses_is_cut_not_expanded() {
+    use d9lens_core::trace::{CUT_FRAMES, MAX_STACK_FRAMES};
+    let bytes = inline_chain_trace(20);
+    let chain = inline_chain();
+    let outcome = analyze_file("inlined.bin", &bytes, &Options::default());
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    let mut merger = d9lens_core::analysis::Merger::new(Options::default());
+    merger.add(outcome.partial);
+    let report = merger.finish();
+    assert_eq!(report.cpu_hotspots.samples, 20);
+    let top = &report.cpu_hotspots.top_stacks[0];
+    assert_eq!(top.count, 20);
+    assert_eq!(top.frames.len(), MAX_STACK_FRAMES);
+    assert_eq!(&*top.frames[0].symbol, "a0d1023", "deepest inline frame first");
+    assert_eq!(&*top.frames.last().unwrap().symbol, CUT_FRAMES);
+    // The same cut where a trace is symbolized frame by frame (diagnose, zoom).
+    let (trace, _) = parse_trace(&bytes);
+    let frames = trace.symbols.symbolize(&chain);
+    assert_eq!(frames.len(), MAX_STACK_FRAMES);
+    assert_eq!(&*frames.last().unwrap().symbol, CUT_FRAMES);
+}
+
+/// The chain of `inline_chain_trace`: 30,000 calls through three addresses.
+fn inline_chain() -> Vec<u64> {
+    (0..30_000u64).map(|i| 0x10 + i % 3).collect()
+}
+
+/// Three addresses named at every inline depth, and `samples` on-CPU
+/// samples whose chain is `inline_chain`.
+fn inline_chain_trace(samples: u64) -> Vec<u8> {
+    use dial9_trace_format::types::FieldValue::{StackFrames, String as S, Varint};
+    let mut events = Vec::new();
+    for a in 0..3u64 {
+        for depth in 0..1_024u64 {
+            events.push((
+                1_000,
+                0,
+                vec![Varint(0x10 + a), Varint(depth), S(format!("a{a}d{depth}"))],
+            ));
+        }
+    }
+    for i in 0..samples {
+        events.push((
+            2_000 + i,
+            1,
+            vec![Varint(0), Varint(7), Varint(0), StackFrames(inline_chain().into())],
+        ));
+    }
+    common::encode_trace(&symbol_schemas(), events)
+}
+
+/// One on-CPU sample through 100,000 distinct application functions: the
+/// stack that once overflowed the hotspot tree's recursion, natively and in
+/// the page.
+fn deep_stack_trace() -> Vec<u8> {
+    use dial9_trace_format::types::FieldValue::{StackFrames, String as S, Varint};
+    const DEPTH: u64 = 100_000;
+    let mut events: Vec<_> = (0..DEPTH)
+        .map(|i| {
+            (
+                1_000,
+                0,
+                vec![Varint(0x1_0000 + i), Varint(0), S(format!("app::level_{i}"))],
+            )
+        })
+        .collect();
+    let chain: Vec<u64> = (0..DEPTH).map(|i| 0x1_0000 + i).collect();
+    events.push((
+        2_000,
+        1,
+        vec![Varint(0), Varint(7), Varint(0), StackFrames(chain.into())],
+    ));
+    common::encode_trace(&symbol_schemas(), events)
+}
+
+/// The page's end-to-end tests drop these (gzip, as segments are).
+#[test]
+fn the_crafted_fixtures_are_what_their_generators_write() {
+    for (name, raw) in [
+        ("crafted-inline-chain.bin.gz", inline_chain_trace(2)),
+        ("crafted-deep-stack.bin.gz", deep_stack_trace()),
+    ] {
+        let path = common::fixtures().join(name);
+        let bytes = common::gzip(&raw, 9);
+        if std::env::var_os("D9LENS_WRITE_FIXTURES").is_some() {
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        assert!(
+            std::fs::read(&path).unwrap() == bytes,
+            "{name}: regenerate with D9LENS_WRITE_FIXTURES=1"
+        );
+        let outcome = analyze_file(name, &bytes, &Options::default());
+        assert!(outcome.error.is_none(), "{name}: {:?}", outcome.error);
+    }
 }

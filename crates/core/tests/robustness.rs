@@ -7,6 +7,9 @@
 //! The libFuzzer target in `fuzz/` explores the same surface at random; this
 //! file is the part that runs on every `cargo test`.
 
+mod common;
+
+use common::gzip;
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file};
 use d9lens_core::report::text;
 use d9lens_core::{container, trace};
@@ -101,26 +104,6 @@ fn render(outcomes: Vec<FileOutcome>, opts: &Options) -> String {
     let report = merger.finish();
     serde_json::to_string(&report).expect("report serializes");
     text::render(&report, opts)
-}
-
-/// Minimal gzip writer (RFC 1952) over miniz_oxide's raw deflate.
-fn gzip(data: &[u8], level: u8) -> Vec<u8> {
-    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
-    out.extend(miniz_oxide::deflate::compress_to_vec(data, level));
-    out.extend(crc32(data).to_le_bytes());
-    out.extend((data.len() as u32).to_le_bytes());
-    out
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in data {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
-        }
-    }
-    !crc
 }
 
 #[test]

@@ -29,6 +29,7 @@ pub fn sample_evenly<T: Clone>(items: &[T], n: usize) -> Vec<T> {
         .collect()
 }
 
+pub mod crash;
 pub mod diagnose;
 pub mod inspect;
 pub mod zoom;

@@ -6,7 +6,7 @@
 
 use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
 use crate::report::{Frame, Moment, StackGroup, Weighted};
-use crate::trace::SymbolTable;
+use crate::trace::{MAX_STACK_FRAMES, SymbolTable, cut_frame};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A frame of the `FrameTable` it came from.
@@ -133,15 +133,23 @@ impl<'a> Symbolizer<'a> {
         }
     }
 
-    /// The leaf-first stack of a leaf-first call chain (inline frames expanded).
+    /// The leaf-first stack of a leaf-first call chain (inline frames
+    /// expanded), at most `MAX_STACK_FRAMES` (as `SymbolTable::symbolize`).
     pub fn stack(&mut self, chain: &[u64]) -> Vec<FrameId> {
-        let mut out = Vec::with_capacity(chain.len());
+        let mut out = Vec::with_capacity(chain.len().min(MAX_STACK_FRAMES));
         for &addr in chain {
             let ids = self.by_addr.entry(addr).or_insert_with(|| {
                 let mut ids = Vec::new();
                 self.symbols.for_each_frame(addr, |f| ids.push(self.table.intern(f)));
                 ids
             });
+            let room = MAX_STACK_FRAMES - out.len();
+            if ids.len() > room {
+                out.extend_from_slice(&ids[..room]);
+                out.truncate(MAX_STACK_FRAMES - 1);
+                out.push(self.table.intern(&cut_frame()));
+                break;
+            }
             out.extend_from_slice(ids);
         }
         out

@@ -347,7 +347,7 @@ pub(super) struct Builder {
     /// Symbol entries in file order, applied at the end: an entry can
     /// update an earlier one, so a part decoded apart must replay its own
     /// after those before it.
-    pub(super) symbols: Vec<(u64, usize, Frame)>,
+    pub(super) symbols: Vec<(u64, u16, Frame)>,
     plans: Plans,
     unknown_name: Option<StrId>,
 }
@@ -484,12 +484,12 @@ impl Builder {
                     Some(line) => format!("{file}:{line}"),
                     None => file.into_owned(),
                 });
-                let depth = f.u64_or0(Field::InlineDepth) as usize;
-                // Depths beyond any real inlining are corrupt data; don't let them allocate.
+                let depth = f.u64_or0(Field::InlineDepth);
+                // Depths beyond any real inlining are corrupt data.
                 if depth < 1024 {
                     self.symbols.push((
                         addr,
-                        depth,
+                        depth as u16,
                         Frame {
                             symbol: symbol.into(),
                             location: location.map(Into::into),

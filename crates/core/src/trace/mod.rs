@@ -16,4 +16,5 @@ pub use decode::{DecodeFailure, STREAM_HEADER, TraceParser, parse_trace};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
 pub use split::{TracePart, find_cut, find_cut_in};
-pub use symbols::{SymbolEntry, SymbolTable};
+pub(crate) use symbols::cut_frame;
+pub use symbols::{CUT_FRAMES, MAX_STACK_FRAMES, SymbolEntry, SymbolTable};

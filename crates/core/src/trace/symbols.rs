@@ -1,15 +1,36 @@
 //! The in-trace symbol table (`SymbolTableEntry` events) and call-chain
 //! symbolization, with inline frames expanded deepest-first.
+//!
+//! Both are bounded by what the file holds, never by the numbers in it: an
+//! address keeps only the inline depths the file names (a depth of 1,023
+//! costs one entry, not 1,024 slots), and a chain expands to at most
+//! [`MAX_STACK_FRAMES`] frames (a few addresses named at every depth, in a
+//! long chain, would otherwise expand to tens of millions).
 
 use crate::report::Frame;
 use std::collections::HashMap;
+
+/// The most frames one stack keeps, leaf first: far deeper than real Rust
+/// stacks with their inline frames, which the flamegraphs still draw. Deeper
+/// stacks lose their outermost frames to one [`CUT_FRAMES`] frame.
+pub const MAX_STACK_FRAMES: usize = 4096;
+
+/// The frame that stands for the outermost frames of a stack cut at [`MAX_STACK_FRAMES`].
+pub const CUT_FRAMES: &str = "[outer frames cut: stack deeper than 4096 frames]";
+
+pub(crate) fn cut_frame() -> Frame {
+    Frame {
+        symbol: CUT_FRAMES.into(),
+        location: None,
+    }
+}
 
 #[derive(Debug, Clone)]
 pub enum SymbolEntry {
     /// Only the owning function (inline depth 0) is known.
     Single(Frame),
-    /// Indexed by inline depth; slot 0 is the owning function.
-    Inline(Vec<Option<Frame>>),
+    /// The depths named, ascending; depth 0 (the owning function) is first.
+    Inline(Vec<(u16, Frame)>),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -37,23 +58,21 @@ impl SymbolTable {
             .values()
             .filter(|e| match e {
                 SymbolEntry::Single(f) => f.location.is_some(),
-                SymbolEntry::Inline(slots) => slots
-                    .first()
-                    .and_then(|s| s.as_ref())
-                    .is_some_and(|f| f.location.is_some()),
+                SymbolEntry::Inline(slots) => slots.first().is_some_and(|(_, f)| f.location.is_some()),
             })
             .count()
     }
 
-    pub fn insert(&mut self, addr: u64, depth: usize, frame: Frame) {
+    /// Names `addr` at inline `depth` (the decoder drops depths past any real inlining).
+    pub fn insert(&mut self, addr: u64, depth: u16, frame: Frame) {
         let entry = self.entries.remove(&addr);
         let updated = match (entry, depth) {
             (None | Some(SymbolEntry::Single(_)), 0) => SymbolEntry::Single(frame),
             (Some(SymbolEntry::Inline(mut slots)), _) => {
-                if slots.len() <= depth {
-                    slots.resize(depth + 1, None);
+                match slots.binary_search_by_key(&depth, |s| s.0) {
+                    Ok(i) => slots[i].1 = frame,
+                    Err(i) => slots.insert(i, (depth, frame)),
                 }
-                slots[depth] = Some(frame);
                 SymbolEntry::Inline(slots)
             }
             (prev, _) => {
@@ -64,10 +83,7 @@ impl SymbolTable {
                         location: None,
                     },
                 };
-                let mut slots = vec![None; depth + 1];
-                slots[0] = Some(base);
-                slots[depth] = Some(frame);
-                SymbolEntry::Inline(slots)
+                SymbolEntry::Inline(vec![(0, base), (depth, frame)])
             }
         };
         self.entries.insert(addr, updated);
@@ -89,15 +105,27 @@ impl SymbolTable {
                 location: None,
             }),
             Some(SymbolEntry::Single(frame)) => f(frame),
-            Some(SymbolEntry::Inline(slots)) => slots.iter().rev().flatten().for_each(f),
+            Some(SymbolEntry::Inline(slots)) => slots.iter().rev().for_each(|(_, frame)| f(frame)),
         }
     }
 
-    /// Leaf-first frames of a leaf-first call chain.
+    /// Leaf-first frames of a leaf-first call chain, at most [`MAX_STACK_FRAMES`].
     pub fn symbolize(&self, chain: &[u64]) -> Vec<Frame> {
-        let mut out = Vec::with_capacity(chain.len());
+        let mut out = Vec::with_capacity(chain.len().min(MAX_STACK_FRAMES));
+        let mut cut = false;
         for &addr in chain {
-            self.for_each_frame(addr, |f| out.push(f.clone()));
+            self.for_each_frame(addr, |f| {
+                if out.len() < MAX_STACK_FRAMES {
+                    out.push(f.clone());
+                } else {
+                    cut = true;
+                }
+            });
+            if cut {
+                out.truncate(MAX_STACK_FRAMES - 1);
+                out.push(cut_frame());
+                break;
+            }
         }
         out
     }
