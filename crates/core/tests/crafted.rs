@@ -85,11 +85,7 @@ fn a_chain_of_deeply_inlined_addresses_is_cut_not_expanded() {
     use d9lens_core::trace::{CUT_FRAMES, MAX_STACK_FRAMES};
     let bytes = inline_chain_trace(20);
     let chain = inline_chain();
-    let outcome = analyze_file("inlined.bin", &bytes, &Options::default());
-    assert!(outcome.error.is_none(), "{:?}", outcome.error);
-    let mut merger = d9lens_core::analysis::Merger::new(Options::default());
-    merger.add(outcome.partial);
-    let report = merger.finish();
+    let report = common::analyze_bytes("inlined.bin", &bytes, &Options::default());
     assert_eq!(report.cpu_hotspots.samples, 20);
     let top = &report.cpu_hotspots.top_stacks[0];
     assert_eq!(top.count, 20);
@@ -175,4 +171,42 @@ fn the_crafted_fixtures_are_what_their_generators_write() {
         let outcome = analyze_file(name, &bytes, &Options::default());
         assert!(outcome.error.is_none(), "{name}: {:?}", outcome.error);
     }
+}
+
+/// Polls a few ms apart, then one stamped `u64::MAX`, one stamped 0 and one
+/// earlier than the poll before it: no duration of centuries, no wall clock
+/// in 2262; the setup diagnostic names both kinds.
+#[test]
+fn absurd_and_backward_timestamps_are_named_not_printed_as_centuries() {
+    use dial9_trace_format::types::FieldType::Varint as V;
+    use dial9_trace_format::types::FieldValue::Varint;
+    let schemas = [
+        ("PollStartEvent", &[("worker_id", V), ("task_id", V)][..]),
+        ("PollEndEvent", &[("worker_id", V)][..]),
+    ];
+    // Twelve days of uptime: a stamp of 0 is far from it.
+    let base = 1_000_000_000_000_000u64;
+    let mut events = Vec::new();
+    for i in 0..20u64 {
+        events.push((base + i * 1_000_000, 0, vec![Varint(0), Varint(1)]));
+        events.push((base + i * 1_000_000 + 500_000, 1, vec![Varint(0)]));
+    }
+    events.push((base + 2_000_000, 0, vec![Varint(0), Varint(2)]));
+    events.push((u64::MAX, 0, vec![Varint(0), Varint(3)]));
+    events.push((0, 1, vec![Varint(0)]));
+    let bytes = common::encode_trace_in_order(&schemas, events);
+    let (trace, failure) = parse_trace(&bytes);
+    assert!(failure.is_none(), "{failure:?}");
+    assert_eq!(trace.time.absurd, 2);
+    assert!(trace.time.backwards >= 1);
+    let report = common::analyze_bytes("time.bin", &bytes, &Options::default());
+    assert!(report.summary.duration_ms < 25.0, "{}", report.summary.duration_ms);
+    let checks: Vec<&str> = report.setup.issues.iter().map(|f| f.check.as_str()).collect();
+    assert!(checks.contains(&"absurd-timestamps"), "{checks:?}");
+    assert!(checks.contains(&"timestamps-out-of-order"), "{checks:?}");
+    let text = d9lens_core::report::text::render(&report, &Options::default());
+    assert!(text.contains("Duration:       19.5ms"), "{text}");
+    // The reference's report is the reference's: no new setup lines.
+    let reference = common::analyze_bytes("time.bin", &bytes, &common::reference());
+    assert!(reference.setup.issues.iter().all(|f| !f.check.contains("timestamps")));
 }

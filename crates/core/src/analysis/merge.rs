@@ -282,6 +282,7 @@ impl Acc {
         s.on_cpu_chain_frames += p.setup.on_cpu_chain_frames;
         s.on_cpu_addresses.extend(&p.setup.on_cpu_addresses);
         s.tokio_unstable_false |= p.setup.tokio_unstable_false;
+        s.time.add(&p.setup.time);
         for (name, ids) in crate::trace::named_runtimes(&p.metadata) {
             self.runtimes.insert(name.to_string(), ids);
         }
@@ -430,6 +431,7 @@ impl Acc {
                 self.on_cpu,
                 self.cpu_sample_count - self.on_cpu,
                 self.task_spawn_count,
+                opts,
             ),
             summary: Summary {
                 duration_ms: duration_ns as f64 / 1e6,

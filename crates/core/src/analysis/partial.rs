@@ -76,6 +76,8 @@ pub struct SetupPartial {
     pub on_cpu_chain_frames: u64,
     pub on_cpu_addresses: BTreeSet<u64>,
     pub tokio_unstable_false: bool,
+    #[serde(default)]
+    pub time: crate::trace::TimeAnomalies,
 }
 
 /// What one file contributes to a report: bounded in size (histograms, top-N
@@ -492,6 +494,7 @@ fn setup(trace: &ParsedTrace, tl: &workers::Timelines) -> SetupPartial {
         symbols_with_location: symbols.with_location() as u64,
         wake_events: trace.wakes.len() as u64,
         tokio_unstable_false: trace.metadata.get("tokio.unstable").is_some_and(|v| v == "false"),
+        time: trace.time,
         ..SetupPartial::default()
     };
     for wt in tl.workers.values() {

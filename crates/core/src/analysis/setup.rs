@@ -2,6 +2,7 @@
 //! complete enough to trust (frame pointers, wake events, symbols, sched
 //! events, tokio_unstable, task polls)?
 
+use super::Options;
 use super::partial::SetupPartial;
 use crate::fmt::to_fixed;
 use crate::report::{Finding, SetupDiagnostic, Severity};
@@ -18,8 +19,12 @@ fn finding(severity: Severity, check: &str, message: String, fix: String) -> Fin
     }
 }
 
-pub fn diagnose(s: &SetupPartial, on_cpu: u64, off_cpu: u64, spawns: u64) -> SetupDiagnostic {
+pub fn diagnose(s: &SetupPartial, on_cpu: u64, off_cpu: u64, spawns: u64, opts: &Options) -> SetupDiagnostic {
     let mut issues = Vec::new();
+    // Beyond the reference: time that makes no sense is named, never shown as centuries.
+    if !opts.reference_compatible {
+        time_issues(s, &mut issues);
+    }
     let addresses = s.on_cpu_addresses.len() as u64;
     if on_cpu > 10 {
         let depth = s.on_cpu_chain_frames as f64 / on_cpu as f64;
@@ -85,5 +90,31 @@ pub fn diagnose(s: &SetupPartial, on_cpu: u64, off_cpu: u64, spawns: u64) -> Set
         symbols: s.symbols,
         symbols_with_location: s.symbols_with_location,
         issues,
+    }
+}
+
+fn time_issues(s: &SetupPartial, issues: &mut Vec<Finding>) {
+    let t = &s.time;
+    if t.absurd > 0 {
+        issues.push(finding(
+            Severity::Warning,
+            "absurd-timestamps",
+            format!(
+                "{} event(s) carried timestamps more than a day away from the rest of the trace (such as u64::MAX or a clock reset to 0). They were left out, so no duration or wall clock is distorted by them.",
+                t.absurd
+            ),
+            "The recorder or the file is damaged: check which dial9 version wrote it, and report it with the file.".into(),
+        ));
+    }
+    if t.backwards > 0 {
+        issues.push(finding(
+            Severity::Info,
+            "timestamps-out-of-order",
+            format!(
+                "{} worker event(s) were earlier than the event before them in the file; they were analyzed in time order.",
+                t.backwards
+            ),
+            "A worker thread handing off (block_in_place) does this now and then; many of them point at a clock problem where the trace was recorded.".into(),
+        ));
     }
 }

@@ -588,6 +588,7 @@ impl Builder {
         } = self;
         trace.workers = workers.lists.into_iter().collect();
         trace.clock_anchors.sort_by_key(|a| a.0);
+        trace.check_time();
         let t = &mut trace;
         // The symbol table and the time bounds ‖ thread hand-offs and the samples' workers.
         join(

@@ -2,6 +2,7 @@
 //! `dial9-trace-format` decoder. Event types are keyed by schema name (type
 //! ids are per sub-stream and get reused).
 
+mod bad_time;
 mod clip;
 mod decode;
 mod fields;
@@ -11,6 +12,7 @@ mod split;
 mod symbols;
 mod time_order;
 
+pub use bad_time::{MAX_DISTANCE_NS, TimeAnomalies};
 pub use clip::Window;
 pub use decode::{DecodeFailure, STREAM_HEADER, TraceParser, parse_trace};
 pub use model::*;

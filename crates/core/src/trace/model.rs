@@ -272,6 +272,8 @@ pub struct ParsedTrace {
     /// (while decoding, `bounds` holds the single spans' own).
     pub runtime_bounds: Option<(u64, u64)>,
     pub bounds: Option<(u64, u64)>,
+    /// Timestamps that made no sense (`ParsedTrace::check_time`).
+    pub time: super::TimeAnomalies,
 }
 
 /// The named runtimes of segment metadata (`runtime.<name>` = "2,3"): each

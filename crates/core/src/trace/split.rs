@@ -149,6 +149,8 @@ impl Builder {
             span_events,
             runtime_bounds,
             bounds: single_bounds,
+            // Checked once the whole trace is in (`Builder::finish`).
+            time: _,
         } = l;
         let (timelines, t) = (&mut self.workers, &mut self.trace);
         // The two big copies side by side: worker events ‖ span events and the rest.

@@ -38,6 +38,15 @@ pub fn analyze(rels: &[&str], opts: &Options, label: Option<&str>) -> Report {
     merger.finish()
 }
 
+/// The report of one file given as bytes (a crafted trace).
+pub fn analyze_bytes(name: &str, bytes: &[u8], opts: &Options) -> Report {
+    let outcome = analyze_file(name, bytes, opts);
+    assert!(outcome.error.is_none(), "{name}: {:?}", outcome.error);
+    let mut merger = Merger::new(opts.clone());
+    merger.add(outcome.partial);
+    merger.finish()
+}
+
 pub const SINGLE_FILES: &[&str] = &[
     "healthy.bin",
     "blocking.bin",
@@ -101,6 +110,15 @@ pub fn encode_trace(
     schemas: &[(&str, &[(&str, dial9_trace_format::types::FieldType)])],
     mut events: Vec<(u64, usize, Vec<dial9_trace_format::types::FieldValue>)>,
 ) -> Vec<u8> {
+    events.sort_by_key(|e| e.0);
+    encode_trace_in_order(schemas, events)
+}
+
+/// `encode_trace`, the events written in the order given (times may go back).
+pub fn encode_trace_in_order(
+    schemas: &[(&str, &[(&str, dial9_trace_format::types::FieldType)])],
+    events: Vec<(u64, usize, Vec<dial9_trace_format::types::FieldValue>)>,
+) -> Vec<u8> {
     use dial9_trace_format::encoder::Encoder;
     use dial9_trace_format::schema::FieldDef;
     let mut enc = Encoder::new();
@@ -111,7 +129,6 @@ pub fn encode_trace(
             enc.register_schema(name, defs).unwrap()
         })
         .collect();
-    events.sort_by_key(|e| e.0);
     for (ts, schema, values) in events {
         enc.write_event(&handles[schema], ts, &values).unwrap();
     }
