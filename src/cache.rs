@@ -1,5 +1,6 @@
-//! Downloaded segment bytes in Cache Storage, by object key + ETag, so a reload
-//! or a second analysis of the same segments downloads nothing.
+//! Downloaded segment bytes in Cache Storage, by the object's identity
+//! (`CachedObject`: endpoint, bucket, key and version), so a reload or a
+//! second analysis of the same segments downloads nothing.
 //!
 //! Works in the page and in workers (both have `caches`). Entries carry their
 //! size and last use in headers; [`evict`] drops the least recently used ones
@@ -28,19 +29,14 @@ async fn open() -> Option<web_sys::Cache> {
 }
 
 /// The (same-origin, never fetched) URL an entry is stored under.
-pub fn entry_url(key: &str, etag: &str) -> String {
-    format!(
-        "{}/__d9lens-cache/{}?etag={}",
-        crate::s3::fetch::origin(),
-        uri_encode(key, false),
-        uri_encode(etag, false)
-    )
+pub fn entry_url(id: &str) -> String {
+    format!("{}/__d9lens-cache/{}", crate::s3::fetch::origin(), uri_encode(id, true))
 }
 
-/// The cached bytes of `key` at `etag`, marking the entry as just used.
-pub async fn get(key: &str, etag: &str) -> Option<js_sys::ArrayBuffer> {
+/// The cached bytes of the object `id`, marking the entry as just used.
+pub async fn get(id: &str) -> Option<js_sys::ArrayBuffer> {
     let cache = open().await?;
-    let url = entry_url(key, etag);
+    let url = entry_url(id);
     let hit = JsFuture::from(cache.match_with_str(&url)).await.ok()?;
     if hit.is_undefined() {
         return None;
@@ -55,10 +51,17 @@ pub async fn get(key: &str, etag: &str) -> Option<js_sys::ArrayBuffer> {
     Some(buffer)
 }
 
-/// Stores `bytes` for `key` at `etag` (best effort: quota errors are ignored).
-pub async fn put(key: &str, etag: &str, bytes: &js_sys::ArrayBuffer) {
+/// Stores `bytes` for the object `id` (best effort: quota errors are ignored).
+pub async fn put(id: &str, bytes: &js_sys::ArrayBuffer) {
     if let Some(cache) = open().await {
-        let _ = put_with(&cache, &entry_url(key, etag), bytes).await;
+        let _ = put_with(&cache, &entry_url(id), bytes).await;
+    }
+}
+
+/// Forgets the object `id` (an entry that no longer holds it).
+pub async fn delete(id: &str) {
+    if let Some(cache) = open().await {
+        let _ = JsFuture::from(cache.delete_with_str(&entry_url(id))).await;
     }
 }
 

@@ -17,6 +17,7 @@
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::container::ContainerError;
+use d9lens_core::s3::cached::CachedObject;
 use d9lens_core::s3::catalog::{CatalogSummary, Selection};
 use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingProgress};
 use d9lens_core::s3::spec::SelectionSpec;
@@ -51,13 +52,13 @@ pub enum ToWorker {
     },
     /// Download one S3 object (a presigned GET URL made on the page: the
     /// worker never sees credentials), or read it from the segment cache by
-    /// `name` (the object key) + `etag`, then analyze it like `Analyze`.
+    /// its identity (`cache`), then analyze it like `Analyze`.
     #[serde(rename_all = "camelCase")]
     AnalyzeUrl {
         id: u32,
         name: String,
         url: String,
-        etag: Option<String>,
+        cache: Option<CachedObject>,
         options: Options,
         /// As in `Analyze`.
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,34 +4,37 @@
 //! decodes and analyzes. Credentials never leave the page's thread.
 
 use crate::cache;
+use crate::s3::client::Client;
 use crate::s3::errors_view::Problem;
 use crate::s3::fetch;
 use crate::session::{AppState, FileRow, Input, Status};
 use crate::units;
 use crate::worker_pool::Source;
 use d9lens_core::fmt::grouped;
-use d9lens_core::s3::catalog::{SegmentRecord, Selection};
+use d9lens_core::s3::cached::CachedObject;
+use d9lens_core::s3::catalog::Selection;
 use d9lens_core::s3::layout::{ParsedKey, parse_key};
 use d9lens_core::s3::{HttpRequest, Method, backoff_delay};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// Starts a run over `selection`, signing with `presign` (key → URL).
-pub fn start(app: AppState, selection: &Selection, presign: Rc<dyn Fn(&str) -> String>) {
+/// Starts a run over `selection`, each segment signed by `client` when a
+/// worker takes it.
+pub fn start(app: AppState, selection: &Selection, client: Client) {
     let inputs = selection
         .segments
         .iter()
         .map(|s| {
             let key = s.segment.key.clone();
-            let sign = presign.clone();
+            let sign = client.clone();
             let url_key = key.clone();
             Input {
                 name: key,
                 size: Some(s.segment.size),
                 source: Source::Url {
-                    presign: Rc::new(move || sign(&url_key)),
-                    etag: version(&s.segment),
+                    presign: Rc::new(move || sign.presign_get(&url_key)),
+                    cache: client.cached(&s.segment),
                 },
             }
         })
@@ -39,24 +42,17 @@ pub fn start(app: AppState, selection: &Selection, presign: Rc<dyn Fn(&str) -> S
     app.analyze(inputs);
 }
 
-/// What identifies this version of the object for the cache: its ETag, or (for
-/// S3-compatible servers that list no ETags, like s3s-fs) its size and
-/// LastModified. `None`: not cacheable.
-pub fn version(segment: &SegmentRecord) -> Option<String> {
-    segment.etag.clone().or_else(|| {
-        segment
-            .uploaded_secs
-            .map(|t| format!("size={};modified={t}", segment.size))
-    })
-}
-
 /// Worker side: the segment's bytes and whether they came from the cache.
 /// Retryable answers (throttling, 5xx) are retried with the core's backoff.
-pub async fn load_segment(key: &str, url: &str, etag: Option<&str>) -> Result<(Vec<u8>, bool), String> {
-    if let Some(etag) = etag
-        && let Some(buffer) = cache::get(key, etag).await
+/// Only a body of the listed size is cached or taken from the cache.
+pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(Vec<u8>, bool), String> {
+    if let Some(object) = cached
+        && let Some(buffer) = cache::get(object.id()).await
     {
-        return Ok((js_sys::Uint8Array::new(&buffer).to_vec(), true));
+        if object.holds(u64::from(buffer.byte_length())) {
+            return Ok((js_sys::Uint8Array::new(&buffer).to_vec(), true));
+        }
+        cache::delete(object.id()).await;
     }
     let request = HttpRequest {
         method: Method::Get,
@@ -70,9 +66,9 @@ pub async fn load_segment(key: &str, url: &str, etag: Option<&str>) -> Result<(V
             .await
             .map_err(|e| describe(&Problem::from_s3(&e)))?;
         if response.ok() {
-            if let Some(etag) = etag {
+            if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
                 let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
-                cache::put(key, etag, &buffer).await;
+                cache::put(object.id(), &buffer).await;
             }
             return Ok((response.body, false));
         }

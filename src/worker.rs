@@ -49,7 +49,7 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
             id,
             name,
             url,
-            etag,
+            cache,
             options,
             relay,
             inspect: query,
@@ -60,7 +60,7 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
                 bytes: 0,
                 events: 0,
             });
-            match crate::retrieval::load_segment(&name, &url, etag.as_deref()).await {
+            match crate::retrieval::load_segment(&url, cache.as_ref()).await {
                 Ok((bytes, cached)) => {
                     post(FromWorker::Fetched {
                         id,

@@ -15,6 +15,7 @@
 use crate::protocol::{self, FromWorker, Phase};
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options};
+use d9lens_core::s3::cached::CachedObject;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
@@ -30,7 +31,8 @@ pub enum Source {
     /// presigned URL when a worker takes the job (credentials stay here).
     Url {
         presign: Rc<dyn Fn() -> String>,
-        etag: Option<String>,
+        /// Its identity in the segment cache, when it can be cached.
+        cache: Option<CachedObject>,
     },
 }
 
@@ -404,12 +406,12 @@ fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
 /// downloads.
 async fn message(job: &Job, options: Options) -> Result<(protocol::ToWorker, Option<js_sys::ArrayBuffer>), String> {
     let buffer = match &job.source {
-        Source::Url { presign, etag } => {
+        Source::Url { presign, cache } => {
             let msg = protocol::ToWorker::AnalyzeUrl {
                 id: job.id,
                 name: job.name.clone(),
                 url: presign(),
-                etag: etag.clone(),
+                cache: cache.clone(),
                 options,
                 relay: None,
                 inspect: job.inspect.clone(),

@@ -103,19 +103,23 @@ fn density_bins_keep_every_byte_and_the_strongest_load() {
 }
 
 #[wasm_bindgen_test]
-async fn segment_cache_stores_by_key_and_etag() {
+async fn segment_cache_stores_by_object_identity() {
     let bytes = js_sys::Uint8Array::from(&[1u8, 2, 3, 4][..]).buffer();
-    cache::put("a/b/1-0.bin.gz", "\"e1\"", &bytes).await;
-    let hit = cache::get("a/b/1-0.bin.gz", "\"e1\"").await.expect("cached");
+    let (e1, e2) = ("aws|b|a/b/1-0.bin.gz|etag=\"e1\"", "aws|b|a/b/1-0.bin.gz|etag=\"e2\"");
+    cache::put(e1, &bytes).await;
+    let hit = cache::get(e1).await.expect("cached");
     assert_eq!(js_sys::Uint8Array::new(&hit).to_vec(), vec![1, 2, 3, 4]);
-    assert!(
-        cache::get("a/b/1-0.bin.gz", "\"e2\"").await.is_none(),
-        "another ETag is another object"
-    );
-    let (entries, bytes) = cache::usage().await;
-    assert!(entries >= 1 && bytes >= 4);
+    assert!(cache::get(e2).await.is_none(), "another ETag is another object");
+    let (entries, held) = cache::usage().await;
+    assert!(entries >= 1 && held >= 4);
+    cache::delete(e1).await;
+    assert!(cache::get(e1).await.is_none(), "deleted");
+    cache::put(e1, &bytes).await;
     cache::evict(0).await;
-    assert!(cache::get("a/b/1-0.bin.gz", "\"e1\"").await.is_none(), "evicted");
+    assert!(cache::get(e1).await.is_none(), "evicted");
+    cache::put(e1, &bytes).await;
+    cache::clear().await;
+    assert_eq!(cache::usage().await, (0, 0), "cleared");
 }
 
 #[wasm_bindgen_test]

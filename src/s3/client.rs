@@ -7,6 +7,8 @@
 //! once in the region S3 named; a clock problem once with S3's time.
 
 use super::fetch::{self, HttpResponse};
+use d9lens_core::s3::cached::CachedObject;
+use d9lens_core::s3::catalog::SegmentRecord;
 use d9lens_core::s3::{ListObjectsV2, Region, S3Config, S3Error, Timestamp, backoff_delay, clock_offset_millis};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -51,6 +53,11 @@ impl Client {
     /// Now by S3's clock, as far as it is known.
     pub fn now(&self) -> Timestamp {
         local_now().offset_by_millis(self.clock_offset_ms())
+    }
+
+    /// The segment cache's identity of `segment` in this bucket.
+    pub fn cached(&self, segment: &SegmentRecord) -> Option<CachedObject> {
+        CachedObject::of(&self.inner.borrow().config, segment)
     }
 
     /// A presigned GET URL for `key`, signed now (credentials stay on this thread).

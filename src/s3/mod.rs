@@ -96,6 +96,15 @@ impl S3State {
             site: StoredValue::new(Site::current()),
         };
         state.load_remembered();
+        // Unticking "remember" forgets the keys at once, not at the next connect.
+        let form = state.form;
+        Effect::new(move |_| {
+            if !form.remember.get()
+                && let Some(storage) = Self::storage()
+            {
+                let _ = storage.remove_item(REMEMBER_KEY);
+            }
+        });
         if let Some(url) = url_state::read() {
             state.apply_url(&url);
             state.restore.set_value(Some(url));

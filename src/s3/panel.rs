@@ -9,10 +9,10 @@ use crate::discovery::selection::{SelectionPanel, SelectionState};
 use crate::discovery::summary::DiscoveryView;
 use crate::retrieval::{self, RetrievalPanel};
 use crate::session::AppState;
+use crate::units;
 use crate::url_state::{self, SelectionSpec};
 use d9lens_core::s3::catalog::Selection;
 use leptos::prelude::*;
-use std::rc::Rc;
 
 #[component]
 pub fn S3Panel(app: AppState) -> impl IntoView {
@@ -31,7 +31,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         url.view = Some("report".into());
         url_state::write(&url);
         run_key.set(selection.keys().next().map(str::to_owned));
-        retrieval::start(app, &selection, Rc::new(move |key: &str| client.presign_get(key)));
+        retrieval::start(app, &selection, client);
     };
     // A new selection starts on the whole timeline.
     let on_analyze = Callback::new(move |(spec, selection): (SelectionSpec, Selection)| {
@@ -73,14 +73,31 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         url_state::write(&url);
     });
 
+    // What the segment cache holds (entries, bytes), read after each run.
+    let cached = RwSignal::new(None::<(usize, u64)>);
+    let read_usage = move || {
+        wasm_bindgen_futures::spawn_local(async move {
+            cached.try_set(Some(cache::usage().await));
+        })
+    };
     // After each run, keep the segment cache under its cap.
     Effect::new(move |was_running: Option<bool>| {
         let running = app.running.get();
         if was_running == Some(true) && !running {
-            wasm_bindgen_futures::spawn_local(cache::evict(cache::CAP_BYTES));
+            wasm_bindgen_futures::spawn_local(async move {
+                cache::evict(cache::CAP_BYTES).await;
+                cached.try_set(Some(cache::usage().await));
+            });
         }
         running
     });
+    read_usage();
+    let clear_cache = move |_| {
+        wasm_bindgen_futures::spawn_local(async move {
+            cache::clear().await;
+            cached.try_set(Some(cache::usage().await));
+        })
+    };
 
     let services = Signal::derive(move || {
         s3.discovery
@@ -97,6 +114,12 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
     view! {
         <div class="s3" data-testid="s3">
             <ConnectForm s3=s3 />
+            {move || cached.get().filter(|(n, _)| *n > 0).map(|(n, held)| view! {
+                <p class="muted cache-line" data-testid="cache-usage" data-entries=n.to_string()>
+                    {format!("{n} downloaded segment(s) kept in this browser ({}), so they are not downloaded again. ", units::bytes(held))}
+                    <button type="button" class="link-button" data-testid="cache-clear" on:click=clear_cache>"Clear cached segments"</button>
+                </p>
+            })}
             <Show when=listed>
                 <DiscoveryView discovery=s3.discovery sel=sel />
                 <SelectionPanel discovery=s3.discovery sel=sel services=services on_analyze=on_analyze running=app.running.into() />

@@ -269,9 +269,11 @@ test('"remember in this tab" keeps the keys in sessionStorage only', { timeout: 
   assert.ok(session.includes(s3.secretAccessKey), 'remembered in sessionStorage');
   assertNoSecret('localStorage', await page.evaluate(() => JSON.stringify({ ...localStorage })));
   await page.uncheck('[data-testid=s3-remember]');
+  // Forgotten at once, before any other connect.
+  assertNoSecret('sessionStorage after unticking', await page.evaluate(() => JSON.stringify({ ...sessionStorage })));
   await page.click('[data-testid=s3-connect]');
   await listed(page);
-  assertNoSecret('sessionStorage after unticking', await page.evaluate(() => JSON.stringify({ ...sessionStorage })));
+  assertNoSecret('sessionStorage after connecting again', await page.evaluate(() => JSON.stringify({ ...sessionStorage })));
   await page.close();
 });
 
@@ -412,6 +414,18 @@ test('a shared link reopens the selection after the keys are entered, from the c
   await page.waitForFunction(() => !document.querySelector('[data-testid=s3-cancel]'));
   assert.equal(await page.getAttribute('[data-testid=retrieval-progress]', 'data-cached'), '3');
   assert.equal((await segmentGets('/')).length, 0, 'no segment was downloaded again');
+  // The page says what it keeps, and forgets it on request.
+  const usage = page.locator('[data-testid=cache-usage]');
+  await usage.waitFor();
+  assert.ok(Number(await usage.getAttribute('data-entries')) >= 3);
+  await page.click('[data-testid=cache-clear]');
+  await usage.waitFor({ state: 'detached' });
+  const left = await page.evaluate(async () => {
+    let n = 0;
+    for (const name of await caches.keys()) n += (await (await caches.open(name)).keys()).length;
+    return n;
+  });
+  assert.equal(left, 0, 'no segment is kept');
   await page.close();
 });
 

@@ -14,6 +14,7 @@
 //!   the walk of listings that finds a bucket's keys, what the bucket holds according
 //!   to them, and shareable choices of its segments.
 
+pub mod cached;
 pub mod catalog;
 pub mod cors;
 pub mod credentials;

@@ -359,6 +359,17 @@ pub struct ListObjectsV2 {
 }
 
 impl S3Config {
+    /// A public (unsigned) bucket's config, for tests.
+    #[cfg(test)]
+    pub(crate) fn unsigned(endpoint: Endpoint, bucket: &str, region: &str) -> S3Config {
+        S3Config {
+            endpoint,
+            bucket: BucketName::new(bucket).unwrap(),
+            region: Region::new(region).unwrap(),
+            credentials: None,
+        }
+    }
+
     /// A ListObjectsV2 request (`GET /?list-type=2&…`).
     pub fn list_objects_v2(&self, list: &ListObjectsV2, now: SigningTime) -> HttpRequest {
         let mut query = vec![("list-type".to_owned(), "2".to_owned())];

@@ -14,15 +14,10 @@ pub fn site_url(config: &S3Config, prefix: &Prefix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::s3::{BucketName, Endpoint, Region};
+    use crate::s3::Endpoint;
 
     fn config(endpoint: Endpoint, bucket: &str) -> S3Config {
-        S3Config {
-            endpoint,
-            bucket: BucketName::new(bucket).unwrap(),
-            region: Region::new("eu-west-1").unwrap(),
-            credentials: None,
-        }
+        S3Config::unsigned(endpoint, bucket, "eu-west-1")
     }
 
     #[test]
