@@ -119,6 +119,21 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                 </div>
             </form>
             {move || s3.note.get().map(|n| view! { <p class="note" data-testid="s3-note">{n}</p> })}
+            {move || s3.approve_host.get().map(|host| view! {
+                <div class="problem warning" role="alertdialog" data-testid="s3-endpoint-approval" data-host=host.clone()>
+                    <p>
+                        <strong>{format!("This link sends your requests to {host}.")}</strong>
+                        " It is not AWS, and not where this page came from. Your keys only sign the requests (they are never sent), "
+                        "but whoever runs that host sees what you list and download. Send them there only if you know it."
+                    </p>
+                    <div class="form-actions">
+                        <button type="button" class="button primary" data-testid="s3-endpoint-approve" on:click=move |_| s3.approve_endpoint()>
+                            {format!("Send my requests to {host}")}
+                        </button>
+                        <button type="button" class="button" on:click=move |_| s3.approve_host.set(None)>"Cancel"</button>
+                    </div>
+                </div>
+            })}
             {move || s3.problem.get().map(|p| view! { <ProblemView problem=p /> })}
         </section>
     }

@@ -16,6 +16,7 @@ use crate::discovery::Discovery;
 use crate::site::Site;
 use crate::url_state::{self, UrlState};
 use client::Client;
+use d9lens_core::s3::link_endpoint;
 use d9lens_core::s3::listing_plan::{DEFAULT_MAX_OBJECTS, ListingLimits};
 use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Config};
 use errors_view::Problem;
@@ -66,6 +67,10 @@ pub struct S3State {
     pub restore: StoredValue<Option<UrlState>, LocalStorage>,
     /// Where the page is served from (same-origin bucket, loopback, plain HTTP).
     pub site: StoredValue<Site>,
+    /// The endpoint a link filled in, until the user approves it (or changes it).
+    link_endpoint: StoredValue<Option<String>>,
+    /// The host a link's endpoint would send signed requests to, shown for approval.
+    pub approve_host: RwSignal<Option<String>>,
 }
 
 impl S3State {
@@ -94,6 +99,8 @@ impl S3State {
             client: StoredValue::new_local(None),
             restore: StoredValue::new_local(None),
             site: StoredValue::new(Site::current()),
+            link_endpoint: StoredValue::new(None),
+            approve_host: RwSignal::new(None),
         };
         state.load_remembered();
         // Unticking "remember" forgets the keys at once, not at the next connect.
@@ -138,6 +145,8 @@ impl S3State {
     fn apply_url(&self, url: &UrlState) {
         let f = self.form;
         f.endpoint.set(url.endpoint.clone());
+        self.link_endpoint
+            .set_value((!url.endpoint.trim().is_empty()).then(|| url.endpoint.trim().to_owned()));
         f.bucket.set(url.bucket.clone());
         if !url.region.is_empty() {
             f.region.set(url.region.clone());
@@ -275,6 +284,14 @@ impl S3State {
             Ok(config) => config,
             Err(problem) => return self.problem.set(Some(problem)),
         };
+        // An endpoint from a link is shown before anything is signed for it.
+        let typed = self.form.endpoint.get_untracked().trim().to_owned();
+        if self.link_endpoint.get_value().is_some_and(|e| e == typed)
+            && let Some(host) = link_endpoint::needs_approval(&config.endpoint, &fetch::origin())
+        {
+            self.approve_host.set(Some(host));
+            return;
+        }
         self.remember_credentials();
         let limits = self.limits();
         let prefix = self.form.prefix.get_untracked();
@@ -315,6 +332,13 @@ impl S3State {
                 Err(problem) => state.problem.set(Some(problem.for_bucket(&bucket, &prefix))),
             }
         });
+    }
+
+    /// The user approved the link's endpoint: connect to it.
+    pub fn approve_endpoint(&self) {
+        self.link_endpoint.set_value(None);
+        self.approve_host.set(None);
+        self.connect();
     }
 
     fn storage() -> Option<web_sys::Storage> {

@@ -407,6 +407,12 @@ test('a shared link reopens the selection after the keys are entered, from the c
   await page.fill('[data-testid=s3-access-key]', s3.accessKeyId);
   await page.fill('[data-testid=s3-secret-key]', s3.secretAccessKey);
   await page.click('[data-testid=s3-connect]');
+  // The link named a host that is not AWS: it is shown, and nothing goes there before the OK.
+  const approval = page.locator('[data-testid=s3-endpoint-approval]');
+  await approval.waitFor();
+  assert.equal(await approval.getAttribute('data-host'), new URL(s3.corsEndpoint).host);
+  assert.equal((await control('GET', 'requests')).length, 0, 'no request before the OK');
+  await page.click('[data-testid=s3-endpoint-approve]');
   const shown = await shownNumbers(page);
   const keys = await analyzedKeys(page);
   assert.equal(keys.length, 3);

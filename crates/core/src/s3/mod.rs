@@ -21,6 +21,7 @@ pub mod credentials;
 pub mod encode;
 pub mod error;
 pub mod layout;
+pub mod link_endpoint;
 pub mod listing;
 pub mod listing_plan;
 pub mod regions;
