@@ -14,14 +14,24 @@ fn is_trace_name(name: &str) -> bool {
     name.ends_with(".bin") || name.ends_with(".bin.gz")
 }
 
-/// Trace files of a directory (not recursive), sorted by name like the reference.
+/// Trace files of a directory and its sub-folders (as the page takes a
+/// dropped folder), sorted by path: a flat directory by name, like the
+/// reference. Walked with an explicit stack (the depth is the input's), and
+/// into real folders only: a symlinked folder could loop.
 fn dir_traces(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(is_trace_name))
-        .collect();
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        for entry in entries.filter_map(|e| e.ok()) {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                folders.push(path);
+            } else if path.is_file() && path.file_name().and_then(|n| n.to_str()).is_some_and(is_trace_name) {
+                files.push(path);
+            }
+        }
+    }
     files.sort();
     if files.is_empty() {
         return Err(format!("No .bin or .bin.gz files found in {}", dir.display()));

@@ -25,7 +25,7 @@ const USAGE: &str = "usage:
   d9lens s3 ls|analyze s3://BUCKET[/PREFIX] [--endpoint URL] [...]   (d9lens s3 --help)
   d9lens deploy s3://BUCKET[/PREFIX] [--dist DIR] [--dry-run] [...]    (d9lens deploy --help)
 
-PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them.
+PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them (sub-folders too).
 diagnose explains the longest polls (threshold: --min-ms, else max(floor, mult x p99));
 --window analyzes what started in that window of each file (ms after its start; polls
 and spans that began in it are kept whole). zoom shows the window CENTER_MS +- HALF_MS

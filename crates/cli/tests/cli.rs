@@ -40,6 +40,29 @@ fn json_carries_the_reference_numbers() {
 }
 
 #[test]
+fn a_directory_is_walked_into_its_sub_folders() {
+    // The fixture bucket: segments six folders deep, and objects that are not traces.
+    let out = d9lens(&["analyze", &path("s3-bucket"), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = v["files"].as_array().unwrap();
+    let mut want = 0;
+    let mut folders = vec![std::path::PathBuf::from(path("s3-bucket"))];
+    while let Some(f) = folders.pop() {
+        for e in std::fs::read_dir(f).unwrap().map(Result::unwrap) {
+            let p = e.path();
+            if p.is_dir() {
+                folders.push(p);
+            } else if p.to_string_lossy().ends_with(".bin.gz") {
+                want += 1;
+            }
+        }
+    }
+    assert!(want > 20);
+    assert_eq!(files.len(), want);
+    assert_eq!(v["label"], format!("{want} files in s3-bucket"));
+}
+
+#[test]
 fn directory_with_sample_picks_files_evenly() {
     let out = d9lens(&["analyze", &path("rotation"), "--sample", "2", "--reference-compatible"]);
     assert!(out.status.success());
