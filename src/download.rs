@@ -4,8 +4,6 @@ use crate::session::AppState;
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::export::chrome::{ChromeFile, write_chrome};
 use leptos::prelude::GetUntracked;
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
 /// Offers `bytes` as a download named `name`.
@@ -39,28 +37,28 @@ pub fn chrome_trace(state: AppState) {
     let Some(scene) = state.scene.get_untracked() else {
         return;
     };
-    let files: Rc<RefCell<Vec<Option<ChromeFile>>>> = Rc::new(RefCell::new(vec![None; scene.files.len()]));
-    let left = Rc::new(Cell::new(scene.files.len()));
-    for (i, timeline) in scene.files.iter().enumerate() {
-        let (files, left, timeline) = (files.clone(), left.clone(), timeline.clone());
-        state.inspect(&timeline.file.clone(), InspectQuery::Wakes, move |answer| {
-            let file = match answer {
+    let asks = scene
+        .files
+        .iter()
+        .map(|t| (t.file.clone(), InspectQuery::Wakes))
+        .collect();
+    state.inspect_each(asks, move |answers| {
+        let files: Vec<ChromeFile> = scene
+            .files
+            .iter()
+            .zip(answers)
+            .map(|(timeline, answer)| match answer {
                 Ok(InspectAnswer::Wakes { by_task, total }) => {
-                    let mut file = ChromeFile::new(timeline, &by_task);
+                    let mut file = ChromeFile::new(timeline.clone(), &by_task);
                     file.wake_count = total;
                     file
                 }
-                _ => ChromeFile::new(timeline, &[]),
-            };
-            files.borrow_mut()[i] = Some(file);
-            left.set(left.get() - 1);
-            if left.get() == 0 {
-                let files: Vec<ChromeFile> = files.take().into_iter().flatten().collect();
-                let mut out = Vec::new();
-                if write_chrome(&files, &mut out).is_ok() {
-                    save("d9lens-trace.json", &out, "application/json");
-                }
-            }
-        });
-    }
+                _ => ChromeFile::new(timeline.clone(), &[]),
+            })
+            .collect();
+        let mut out = Vec::new();
+        if write_chrome(&files, &mut out).is_ok() {
+            save("d9lens-trace.json", &out, "application/json");
+        }
+    });
 }

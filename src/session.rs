@@ -10,7 +10,7 @@ use d9lens_core::analysis::{Merger, Options, crash};
 use d9lens_core::report::{FileError, Report};
 use d9lens_core::timeline::{self, FileTimeline, Scene};
 use leptos::prelude::*;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -354,6 +354,37 @@ impl AppState {
             }
         };
         ctl.pool.submit([job]);
+    }
+
+    /// `inspect` for several files at once: `answers` gets every reply, in
+    /// the order asked, once the last one is in.
+    pub fn inspect_each(
+        &self,
+        asks: Vec<(String, InspectQuery)>,
+        answers: impl FnOnce(Vec<Result<InspectAnswer, String>>) + 'static,
+    ) {
+        type Replies = Vec<Option<Result<InspectAnswer, String>>>;
+        let replies: Rc<RefCell<Replies>> = Rc::new(RefCell::new((0..asks.len()).map(|_| None).collect()));
+        let left = Rc::new(Cell::new(asks.len()));
+        let answers = Rc::new(RefCell::new(Some(answers)));
+        let finish = move |replies: &RefCell<Replies>| {
+            if let Some(answers) = answers.borrow_mut().take() {
+                answers(replies.take().into_iter().flatten().collect());
+            }
+        };
+        if asks.is_empty() {
+            return finish(&replies);
+        }
+        for (i, (file, query)) in asks.into_iter().enumerate() {
+            let (replies, left, finish) = (replies.clone(), left.clone(), finish.clone());
+            self.inspect(&file, query, move |reply| {
+                replies.borrow_mut()[i] = Some(reply);
+                left.set(left.get() - 1);
+                if left.get() == 0 {
+                    finish(&replies);
+                }
+            });
+        }
     }
 
     /// A new run over the files `names`: told them up front, the merger folds

@@ -73,31 +73,18 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         url_state::write(&url);
     });
 
-    // What the segment cache holds (entries, bytes), read after each run.
+    // What the segment cache holds (entries, bytes), read again after each change.
     let cached = RwSignal::new(None::<(usize, u64)>);
-    let read_usage = move || {
-        wasm_bindgen_futures::spawn_local(async move {
-            cached.try_set(Some(cache::usage().await));
-        })
-    };
+    count_cached_after(cached, async {});
     // After each run, keep the segment cache under its cap.
     Effect::new(move |was_running: Option<bool>| {
         let running = app.running.get();
         if was_running == Some(true) && !running {
-            wasm_bindgen_futures::spawn_local(async move {
-                cache::evict(cache::CAP_BYTES).await;
-                cached.try_set(Some(cache::usage().await));
-            });
+            count_cached_after(cached, cache::evict(cache::CAP_BYTES));
         }
         running
     });
-    read_usage();
-    let clear_cache = move |_| {
-        wasm_bindgen_futures::spawn_local(async move {
-            cache::clear().await;
-            cached.try_set(Some(cache::usage().await));
-        })
-    };
+    let clear_cache = move |_| count_cached_after(cached, cache::clear());
 
     let services = Signal::derive(move || {
         s3.discovery
@@ -129,4 +116,12 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
             </Show>
         </div>
     }
+}
+
+/// Runs `change` to the segment cache, then says what it holds in `cached`.
+fn count_cached_after(cached: RwSignal<Option<(usize, u64)>>, change: impl Future<Output = ()> + 'static) {
+    wasm_bindgen_futures::spawn_local(async move {
+        change.await;
+        cached.try_set(Some(cache::usage().await));
+    });
 }

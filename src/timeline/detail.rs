@@ -13,8 +13,6 @@ use d9lens_core::report::{FileError, Profiles};
 use d9lens_core::timeline::{PollRef, Scene};
 use d9lens_core::trace::Window;
 use leptos::prelude::*;
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -244,37 +242,45 @@ pub fn WindowReport(state: AppState, scene: Arc<Scene>, window: (f64, f64)) -> i
 /// have answered, their merged report is the one the page's sections show
 /// (`AppState::window_report`), until the window is cleared or replaced.
 fn analyze_window(state: AppState, scene: &Scene, files: &[usize], (a, b): (f64, f64)) {
-    let names = files.iter().map(|&f| scene.files[f].file.clone());
-    let label = format!("window {} – {}", fmt_dur(a), fmt_dur(b));
-    let merger = Rc::new(RefCell::new(
-        Merger::new(Options::default()).with_label(label).with_files(names),
-    ));
-    let left = Rc::new(Cell::new(files.len()));
-    // Disposed with the window (cleared or replaced): a late answer is dropped.
-    let current = StoredValue::new(());
     on_cleanup(move || {
         state.window_report.try_set(None);
     });
-    for &f in files {
-        let (m, file) = (scene.maps[f], &scene.files[f]);
-        let window = Window::new(m.ts(a).saturating_sub(file.start), m.ts(b).saturating_sub(file.start));
-        let (merger, left, name) = (merger.clone(), left.clone(), file.file.clone());
-        state.inspect(&file.file, InspectQuery::Analysis { window }, move |answer| {
+    if files.is_empty() {
+        return;
+    }
+    let label = format!("window {} – {}", fmt_dur(a), fmt_dur(b));
+    let names: Vec<String> = files.iter().map(|&f| scene.files[f].file.clone()).collect();
+    let asks = files
+        .iter()
+        .zip(&names)
+        .map(|(&f, name)| {
+            let (m, start) = (scene.maps[f], scene.files[f].start);
+            let window = Window::new(m.ts(a).saturating_sub(start), m.ts(b).saturating_sub(start));
+            (name.clone(), InspectQuery::Analysis { window })
+        })
+        .collect();
+    // Disposed with the window (cleared or replaced): a late answer is dropped.
+    let current = StoredValue::new(());
+    state.inspect_each(asks, move |answers| {
+        if current.try_get_value().is_none() {
+            return;
+        }
+        let mut merger = Merger::new(Options::default())
+            .with_label(label)
+            .with_files(names.clone());
+        for (file, answer) in names.into_iter().zip(answers) {
             match answer {
-                Ok(InspectAnswer::Analysis(partial)) => merger.borrow_mut().add(*partial),
+                Ok(InspectAnswer::Analysis(partial)) => merger.add(*partial),
                 Ok(_) => {}
-                Err(message) => merger.borrow_mut().add_error(FileError {
-                    file: name,
+                Err(message) => merger.add_error(FileError {
+                    file,
                     offset: None,
                     message,
                 }),
             }
-            left.set(left.get() - 1);
-            if left.get() == 0 && current.try_get_value().is_some() {
-                state.window_report.try_set(Some(Arc::new(merger.borrow().finish())));
-            }
-        });
-    }
+        }
+        state.window_report.try_set(Some(Arc::new(merger.into_report())));
+    });
 }
 
 fn zoom_view(z: Zoom) -> impl IntoView {

@@ -24,8 +24,6 @@ pub struct FileOutcome {
 }
 
 impl FileOutcome {
-    /// A container error (corrupt gzip, size cap, not a trace) analyzes
-    /// nothing; a decode failure keeps the events before it.
     /// A file of which nothing could be analyzed (unreadable, not downloaded).
     pub fn failed(name: &str, offset: Option<u64>, message: String) -> Self {
         FileOutcome {

@@ -6,7 +6,7 @@
 
 use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
 use crate::report::{Frame, Moment, StackGroup, Weighted};
-use crate::trace::{MAX_STACK_FRAMES, SymbolTable, cut_frame};
+use crate::trace::{MAX_STACK_FRAMES, SymbolTable, cut_frame, push_capped};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A frame of the `FrameTable` it came from.
@@ -143,14 +143,10 @@ impl<'a> Symbolizer<'a> {
                 self.symbols.for_each_frame(addr, |f| ids.push(self.table.intern(f)));
                 ids
             });
-            let room = MAX_STACK_FRAMES - out.len();
-            if ids.len() > room {
-                out.extend_from_slice(&ids[..room]);
-                out.truncate(MAX_STACK_FRAMES - 1);
-                out.push(self.table.intern(&cut_frame()));
+            let table = &mut *self.table;
+            if !push_capped(&mut out, ids, || table.intern(&cut_frame())) {
                 break;
             }
-            out.extend_from_slice(ids);
         }
         out
     }

@@ -12,11 +12,11 @@ mod split;
 mod symbols;
 mod time_order;
 
-pub use bad_time::{MAX_DISTANCE_NS, TimeAnomalies};
+pub use bad_time::TimeAnomalies;
 pub use clip::Window;
 pub use decode::{DecodeFailure, STREAM_HEADER, TraceParser, parse_trace};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
 pub use split::{TracePart, find_cut, find_cut_in};
-pub(crate) use symbols::cut_frame;
 pub use symbols::{CUT_FRAMES, MAX_STACK_FRAMES, SymbolEntry, SymbolTable};
+pub(crate) use symbols::{cut_frame, push_capped};

@@ -25,6 +25,21 @@ pub(crate) fn cut_frame() -> Frame {
     }
 }
 
+/// Appends one address's frames to a leaf-first stack, unless that would
+/// pass [`MAX_STACK_FRAMES`]: then the stack keeps its first frames, ends in
+/// `cut()`, and `false` says to stop.
+pub(crate) fn push_capped<T: Clone>(stack: &mut Vec<T>, frames: &[T], cut: impl FnOnce() -> T) -> bool {
+    if stack.len() + frames.len() <= MAX_STACK_FRAMES {
+        stack.extend_from_slice(frames);
+        return true;
+    }
+    stack.truncate(MAX_STACK_FRAMES - 1);
+    let room = MAX_STACK_FRAMES - 1 - stack.len();
+    stack.extend_from_slice(&frames[..room]);
+    stack.push(cut());
+    false
+}
+
 #[derive(Debug, Clone)]
 pub enum SymbolEntry {
     /// Only the owning function (inline depth 0) is known.
@@ -112,21 +127,30 @@ impl SymbolTable {
     /// Leaf-first frames of a leaf-first call chain, at most [`MAX_STACK_FRAMES`].
     pub fn symbolize(&self, chain: &[u64]) -> Vec<Frame> {
         let mut out = Vec::with_capacity(chain.len().min(MAX_STACK_FRAMES));
-        let mut cut = false;
+        let mut frames = Vec::new();
         for &addr in chain {
-            self.for_each_frame(addr, |f| {
-                if out.len() < MAX_STACK_FRAMES {
-                    out.push(f.clone());
-                } else {
-                    cut = true;
-                }
-            });
-            if cut {
-                out.truncate(MAX_STACK_FRAMES - 1);
-                out.push(cut_frame());
+            frames.clear();
+            self.for_each_frame(addr, |f| frames.push(f.clone()));
+            if !push_capped(&mut out, &frames, cut_frame) {
                 break;
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stack_that_fits_exactly_is_not_cut() {
+        let mut stack = vec![0u32; MAX_STACK_FRAMES - 2];
+        assert!(push_capped(&mut stack, &[1, 2], || 9));
+        assert_eq!(stack.len(), MAX_STACK_FRAMES);
+        // One frame more: the outermost give way to the cut frame.
+        assert!(!push_capped(&mut stack, &[3], || 9));
+        assert_eq!(stack.len(), MAX_STACK_FRAMES);
+        assert_eq!(stack[MAX_STACK_FRAMES - 2..], [1, 9]);
     }
 }
