@@ -168,10 +168,14 @@ function maxOverlap(log) {
 
 test('connecting walks the bucket by partition, several listings at once, and summarizes it', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');
+  // Every listing is held 40 ms, so listings the page sends together are measured
+  // in flight together however fast the local server answers.
+  await control('POST', 'fault', { pass: true, delayMs: 40, count: 100, pathContains: 'list-type=2' });
   const opened = await openPage();
   const { page, problems } = opened;
   await connect(page);
   await listed(page);
+  await control('DELETE', 'fault');
   const listings = (await control('GET', 'requests')).filter((r) => r.path.includes('list-type=2'));
   // Root, positional date, version=1/, 2 dates, 4 services (delimiter listings), then
   // hours and other folders flat; checkout-api's hour 14 holds 16 keys: 3 pages of 7.
