@@ -195,6 +195,15 @@ async function timelineBench(copies, steps) {
     const polls = Number(await tl.getAttribute('data-polls'));
     const bytes = Number(await tl.getAttribute('data-bytes'));
     const first = Number(await tl.getAttribute('data-paint-ms'));
+    // TRACE=file.json: a Chrome trace of the pan/zoom frames (open it in
+    // Perfetto or chrome://tracing to see where a slow frame's time went).
+    const cdp = process.env.TRACE ? await page.context().newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Tracing.start', {
+        transferMode: 'ReturnAsStream',
+        traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'blink', 'cc', 'viz', 'gpu', 'toplevel', 'benchmark', 'v8.execute'] },
+      });
+    }
     const frames = await page.evaluate(async (n) => {
       const t = document.querySelector('[data-testid=timeline]');
       const c = document.querySelector('.tl-canvas');
@@ -214,6 +223,20 @@ async function timelineBench(copies, steps) {
       }
       return out;
     }, steps);
+    if (cdp) {
+      const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+      await cdp.send('Tracing.end');
+      const { stream } = await done;
+      const out = fs.createWriteStream(process.env.TRACE);
+      for (;;) {
+        const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream });
+        out.write(base64Encoded ? Buffer.from(data, 'base64') : data);
+        if (eof) break;
+      }
+      await new Promise((resolve) => out.end(resolve));
+      await cdp.send('IO.close', { handle: stream });
+      console.log(`Chrome trace of the frames: ${process.env.TRACE}`);
+    }
     const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
     const paint = frames.map((f) => f[0]);
     const interval = frames.map((f) => f[1]);

@@ -460,7 +460,7 @@ fn the_page_gets_each_files_timeline_and_answers_to_its_questions() {
     };
     let timeline = d9lens_core::timeline::decode(bytes).expect("the worker's bytes decode");
     let lane = timeline.lanes.first().expect("a worker lane");
-    let (worker, start) = (lane.worker, lane.polls.start[0]);
+    let (worker, start) = (lane.worker, lane.polls.start(0));
 
     let mut ask = analyze_request(22, "trace.4.bin", SMALL_TRACE);
     if let ToWorker::Analyze { inspect, .. } = &mut ask {

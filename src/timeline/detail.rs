@@ -53,7 +53,7 @@ pub fn PollDetail(state: AppState, scene: Arc<Scene>, poll: PollRef) -> impl Int
     let f = &scene.files[poll.file];
     let lane = &f.lanes[poll.lane];
     let task = lane.polls.task[poll.poll];
-    let (start, dur) = (lane.polls.start[poll.poll], lane.polls.dur(poll.poll));
+    let (start, dur) = (lane.polls.start(poll.poll), lane.polls.dur(poll.poll));
     let answer = ask(
         state,
         &f.file,
@@ -70,13 +70,13 @@ pub fn PollDetail(state: AppState, scene: Arc<Scene>, poll: PollRef) -> impl Int
     let head = format!(
         "Poll of {} · task {} · worker {}",
         fmt_dur(dur as f64),
-        f.tasks[task as usize],
+        f.tasks.get(task as usize),
         lane.worker
     );
     let loc = f.task_loc(task).unwrap_or("(unknown spawn location)").to_string();
     let at = format!("{} after the start of {}", fmt_dur((start - f.start) as f64), f.file);
     view! {
-        <div class="tl-detail" data-testid="poll-detail" data-task=f.tasks[task as usize].to_string() data-worker=lane.worker.to_string()>
+        <div class="tl-detail" data-testid="poll-detail" data-task=f.tasks.get(task as usize).to_string() data-worker=lane.worker.to_string()>
             <h3>{head}</h3>
             <p><code class="loc" data-testid="poll-detail-loc">{loc}</code></p>
             <p class="muted">{at}</p>

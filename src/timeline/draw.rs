@@ -5,9 +5,11 @@
 use crate::canvas::{offscreen, pixel_ratio};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::timeline::{
-    self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, poll_marks, span_marks, tick_marks,
+    self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, park_marks, poll_marks,
+    span_marks, tick_marks,
 };
-use web_sys::CanvasRenderingContext2d as Ctx;
+use wasm_bindgen::Clamped;
+use web_sys::{CanvasRenderingContext2d as Ctx, ImageData};
 
 /// The time axis above the rows, CSS pixels.
 pub const AXIS_H: f64 = 22.0;
@@ -63,6 +65,97 @@ pub fn theme() -> Theme {
     }
 }
 
+/// A theme colour (`#rrggbb` or `rgba(r,g,b,a)`) as bytes and opacity.
+fn rgba(css: &str) -> ([u8; 3], f64) {
+    if let Some(hex) = css.strip_prefix('#') {
+        let byte = |i: usize| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .unwrap_or(0)
+        };
+        return ([byte(0), byte(2), byte(4)], 1.0);
+    }
+    let parts: Vec<f64> = css
+        .trim_start_matches("rgba(")
+        .trim_end_matches(')')
+        .split(',')
+        .filter_map(|p| p.trim().parse().ok())
+        .collect();
+    match parts[..] {
+        [r, g, b, a] => ([r as u8, g as u8, b as u8], a),
+        _ => ([0, 0, 0], 1.0),
+    }
+}
+
+/// A row's pixels at the device's ratio: the rectangles of a lane or a
+/// counter are filled here and put on the canvas at once (a canvas call and
+/// a blend each cost more than the pixels).
+struct RowPixels<'a> {
+    /// RGBA, one word per pixel (the bytes in memory order, as `ImageData` takes them).
+    buf: &'a mut Vec<u32>,
+    w: usize,
+    h: usize,
+    dpr: f64,
+}
+
+/// A colour as the word `RowPixels` holds.
+fn word([r, g, b]: [u8; 3]) -> u32 {
+    u32::from_ne_bytes([r, g, b, 255])
+}
+
+impl<'a> RowPixels<'a> {
+    fn new(buf: &'a mut Vec<u32>, width: f64, height: f64, background: [u8; 3]) -> RowPixels<'a> {
+        let dpr = pixel_ratio();
+        let (w, h) = ((width * dpr).round() as usize, (height * dpr).round() as usize);
+        buf.clear();
+        buf.resize(w * h, word(background));
+        RowPixels { buf, w, h, dpr }
+    }
+
+    /// Fills CSS pixels `[x0, x1) × [y0, y1)` of the row with `colour` at `alpha`.
+    fn fill(&mut self, x0: f64, x1: f64, y0: f64, y1: f64, colour: [u8; 3], alpha: f64) {
+        let at = |v: f64, most: usize| ((v * self.dpr).round().max(0.0) as usize).min(most);
+        let (x0, x1) = (at(x0, self.w), at(x1, self.w).max(at(x0, self.w) + 1).min(self.w));
+        let (y0, y1) = (at(y0, self.h), at(y1, self.h));
+        // Blending in 8-bit fixed point: the colour's share of each channel.
+        let a = (alpha.clamp(0.0, 1.0) * 256.0).round() as u32;
+        let over = colour.map(|c| u32::from(c) * a);
+        for line in y0..y1 {
+            let row = &mut self.buf[line * self.w + x0..line * self.w + x1];
+            if a >= 256 {
+                row.fill(word(colour));
+                continue;
+            }
+            for px in row {
+                let [r, g, b, _] = px.to_ne_bytes();
+                let mix = |i: usize, under: u8| ((over[i] + u32::from(under) * (256 - a) + 128) >> 8) as u8;
+                *px = word([mix(0, r), mix(1, g), mix(2, b)]);
+            }
+        }
+    }
+
+    /// Puts the row on the canvas with its top at `y` (CSS), but for what
+    /// lies under the time axis.
+    fn put(&self, ctx: &Ctx, y: f64) {
+        let hidden = ((AXIS_H - y).max(0.0) * self.dpr).round().min(self.h as f64);
+        // SAFETY: any u32 is 4 initialized bytes; the slice covers the same memory.
+        let bytes = unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), 4 * self.buf.len()) };
+        let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(bytes), self.w as u32, self.h as u32)
+        else {
+            return;
+        };
+        let _ = ctx.put_image_data_with_dirty_x_and_dirty_y_and_dirty_width_and_dirty_height(
+            &image,
+            0.0,
+            (y * self.dpr).round(),
+            0.0,
+            hidden,
+            self.w as f64,
+            self.h as f64 - hidden,
+        );
+    }
+}
+
 /// What a frame shows besides the scene, and which rows are in sight.
 pub struct Overlay {
     /// How far the rows are scrolled (CSS pixels), and the canvas' height:
@@ -82,6 +175,9 @@ pub struct Scratch {
     dense: Vec<(f64, f64, u32)>,
     ticks: Vec<f64>,
     points: Vec<(f64, u64)>,
+    parks: Vec<(f64, f64)>,
+    /// A lane's or a counter row's pixels.
+    pixels: Vec<u32>,
     spans: Vec<(u8, Mark)>,
     /// The overview's lanes, drawn once per size and theme (they never move).
     overview: Option<(u32, u32, &'static str, web_sys::HtmlCanvasElement)>,
@@ -91,7 +187,7 @@ pub fn frame(ctx: &Ctx, scene: &Scene, view: &View, width: f64, overlay: &Overla
     let (top, height) = (overlay.top, overlay.height);
     ctx.set_fill_style_str(th.lane);
     ctx.fill_rect(0.0, 0.0, width, height);
-    axis(ctx, view, width, height, th);
+    axis(ctx, view, width, th);
     ctx.save();
     ctx.begin_path();
     ctx.rect(0.0, AXIS_H, width, height - AXIS_H);
@@ -112,11 +208,8 @@ pub fn frame(ctx: &Ctx, scene: &Scene, view: &View, width: f64, overlay: &Overla
                 let _ = ctx.fill_text(&scene.groups[*group].label, 6.0, y + 14.0);
             }
             RowKind::Worker { group, worker, .. } => {
-                if i % 2 == 0 {
-                    ctx.set_fill_style_str(th.lane_alt);
-                    ctx.fill_rect(0.0, y, width, row.h);
-                }
-                worker_row(ctx, scene, *group, *worker, row, y, view, width, th, s);
+                let background = if i % 2 == 0 { th.lane_alt } else { th.lane };
+                worker_row(ctx, scene, *group, *worker, row, y, view, width, th, background, s);
             }
             RowKind::Counter { group, kind } => {
                 counter_row(ctx, scene, *group, *kind, row, y, view, width, th, s);
@@ -130,6 +223,7 @@ pub fn frame(ctx: &Ctx, scene: &Scene, view: &View, width: f64, overlay: &Overla
             RowKind::Spans { .. } => {}
         }
     }
+    grid(ctx, view, width, height, th);
     if let Some(p) = overlay.selected {
         selection(ctx, scene, p, view, width, top, th);
     }
@@ -141,17 +235,26 @@ pub fn frame(ctx: &Ctx, scene: &Scene, view: &View, width: f64, overlay: &Overla
     ctx.restore();
 }
 
-fn axis(ctx: &Ctx, view: &View, width: f64, height: f64, th: &Theme) {
-    let target = (width / 110.0).max(2.0) as usize;
-    let (_, ticks) = timeline::ticks(view, target);
+/// The time axis' labels, where `grid` draws its lines.
+fn axis(ctx: &Ctx, view: &View, width: f64, th: &Theme) {
     ctx.set_font("11px system-ui, sans-serif");
-    for t in ticks {
-        let x = view.x(t, width).round() + 0.5;
-        ctx.set_fill_style_str(th.grid);
-        ctx.fill_rect(x, AXIS_H, 1.0, height - AXIS_H);
-        ctx.set_fill_style_str(th.muted);
-        let _ = ctx.fill_text(&fmt_dur(t), x + 3.0, 15.0);
+    ctx.set_fill_style_str(th.muted);
+    for t in axis_ticks(view, width) {
+        let _ = ctx.fill_text(&fmt_dur(t), view.x(t, width).round() + 3.5, 15.0);
     }
+}
+
+/// The axis' lines over the rows (drawn after them: rows put as pixels
+/// would cover lines drawn before).
+fn grid(ctx: &Ctx, view: &View, width: f64, height: f64, th: &Theme) {
+    ctx.set_fill_style_str(th.grid);
+    for t in axis_ticks(view, width) {
+        ctx.fill_rect(view.x(t, width).round() + 0.5, AXIS_H, 1.0, height - AXIS_H);
+    }
+}
+
+fn axis_ticks(view: &View, width: f64) -> Vec<f64> {
+    timeline::ticks(view, (width / 110.0).max(2.0) as usize).1
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -165,44 +268,49 @@ fn worker_row(
     view: &View,
     width: f64,
     th: &Theme,
+    background: &str,
     s: &mut Scratch,
 ) {
-    let (top, h) = (y + 3.0, row.h - 6.0);
-    s.rects.clear();
-    s.dense.clear();
+    let (top, h) = (3.0, row.h - 6.0);
+    let mut px = RowPixels::new(&mut s.pixels, width, row.h, rgba(background).0);
     for (f, l) in scene.lanes_of(group, worker) {
         let lane = &scene.files[f].lanes[l];
         let map = scene.maps[f];
         // Parks: a thin line through the middle (the worker slept).
-        ctx.set_fill_style_str(th.park);
-        let (lo, hi) = (map.ts(view.start), map.ts(view.end));
-        let first = lane.parks.partition_point(|p| p.1 < lo);
-        let mut last_x = f64::NEG_INFINITY;
-        for &(ps, pe) in lane.parks[first..].iter().take_while(|p| p.0 <= hi) {
-            let (x0, x1) = (view.x(map.axis(ps), width), view.x(map.axis(pe), width));
-            if x1 - last_x >= 1.0 {
-                ctx.fill_rect(x0, y + row.h / 2.0 - 0.5, (x1 - x0).max(1.0), 1.0);
-                last_x = x1;
-            }
+        let (park, alpha) = rgba(th.park);
+        s.parks.clear();
+        park_marks(&lane.parks, map, view, width, &mut s.parks);
+        for &(x0, x1) in &s.parks {
+            px.fill(x0, x1, row.h / 2.0 - 0.5, row.h / 2.0 + 0.5, park, alpha);
         }
         s.marks.clear();
         poll_marks(&lane.polls, map, view, width, &mut s.marks);
-        let colour = |i: u32| scene.task_colour[f][lane.polls.task[i as usize] as usize];
-        split(&s.marks, colour, &mut s.rects, &mut s.dense);
-        for (times, colour, at) in [
-            (&lane.on_cpu, th.on_cpu, y),
-            (&lane.off_cpu, th.off_cpu, y + row.h - 3.0),
-        ] {
+        let (dense, _) = rgba(th.dense);
+        for m in &s.marks {
+            let (x0, x1) = (m.x0.floor(), m.x1.ceil());
+            match m.kind {
+                MarkKind::One(i) => {
+                    let colour = scene.task_colour[f][lane.polls.task[i as usize] as usize];
+                    px.fill(x0, x1, top, top + h, colour.rgb(), 1.0);
+                }
+                MarkKind::Dense(count) => px.fill(x0, x1, top, top + h, dense, density_alpha(count)),
+            }
+        }
+        for (times, colour, at) in [(&lane.on_cpu, th.on_cpu, 0.0), (&lane.off_cpu, th.off_cpu, row.h - 3.0)] {
             s.ticks.clear();
             tick_marks(times, map, view, width, &mut s.ticks);
-            ctx.set_fill_style_str(colour);
+            let (colour, _) = rgba(colour);
             for &x in &s.ticks {
-                ctx.fill_rect(x, at, 1.0, 3.0);
+                px.fill(x, x + 1.0, at, at + 3.0, colour, 1.0);
             }
         }
     }
-    fill_by_colour(ctx, &mut s.rects, top, h);
-    fill_dense(ctx, &s.dense, top, h, th);
+    px.put(ctx, y);
+}
+
+/// How dark a run of `count` intervals too narrow to draw apart is drawn.
+fn density_alpha(count: u32) -> f64 {
+    (0.35 + 0.15 * f64::from(count).log2()).min(0.9)
 }
 
 /// Marks → rectangles coloured by `colour(index)`, and density runs.
@@ -224,7 +332,7 @@ fn split<'m>(
 fn fill_dense(ctx: &Ctx, dense: &[(f64, f64, u32)], top: f64, h: f64, th: &Theme) {
     ctx.set_fill_style_str(th.dense);
     for &(x0, x1, count) in dense {
-        ctx.set_global_alpha((0.35 + 0.15 * f64::from(count).log2()).min(0.9));
+        ctx.set_global_alpha(density_alpha(count));
         ctx.fill_rect(x0.floor(), top, x1.ceil() - x0.floor(), h);
     }
     ctx.set_global_alpha(1.0);
@@ -262,8 +370,6 @@ fn counter_row(
     th: &Theme,
     s: &mut Scratch,
 ) {
-    ctx.set_fill_style_str(th.grid);
-    ctx.fill_rect(0.0, y + row.h - 1.0, width, 1.0);
     let counters: Vec<(usize, &timeline::Counter)> = scene.groups[group]
         .files
         .iter()
@@ -275,26 +381,25 @@ fn counter_row(
                 .map(move |c| (f, c))
         })
         .collect();
-    let max = counters
-        .iter()
-        .flat_map(|(_, c)| c.points.iter().map(|p| p.1))
-        .max()
-        .unwrap_or(0)
-        .max(1) as f64;
-    let (base, h) = (y + row.h - 2.0, row.h - 6.0);
-    ctx.set_fill_style_str(th.counter);
-    ctx.set_global_alpha(0.55);
+    let max = counters.iter().filter_map(|(_, c)| c.max()).max().unwrap_or(0).max(1) as f64;
+    // A bar per pixel column: drawn into the row's own pixels and put at
+    // once (a rectangle each would cost a canvas call and a blend each).
+    // A bar per pixel column.
+    let (bottom, tallest) = (row.h - 2.0, row.h - 6.0);
+    let mut px = RowPixels::new(&mut s.pixels, width, row.h, rgba(th.lane).0);
+    let (bar, _) = rgba(th.counter);
     for (f, c) in counters {
         s.points.clear();
-        counter_marks(&c.points, scene.maps[f], view, width, &mut s.points);
+        counter_marks(c, scene.maps[f], view, width, &mut s.points);
         let end = view.x(scene.maps[f].axis(scene.files[f].end), width).min(width);
         for (k, &(x, v)) in s.points.iter().enumerate() {
             let next = s.points.get(k + 1).map_or(end, |p| p.0);
-            let bar = v as f64 / max * h;
-            ctx.fill_rect(x, base - bar, (next - x).max(1.0), bar);
+            px.fill(x, next, bottom - v as f64 / max * tallest, bottom, bar, 0.55);
         }
     }
-    ctx.set_global_alpha(1.0);
+    px.put(ctx, y);
+    ctx.set_fill_style_str(th.grid);
+    ctx.fill_rect(0.0, y + row.h - 1.0, width, 1.0);
     ctx.set_fill_style_str(th.muted);
     ctx.set_font("10px system-ui, sans-serif");
     let peak = match kind {

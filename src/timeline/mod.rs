@@ -103,7 +103,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             PollLink {
                 file: f.file.clone(),
                 worker: f.lanes[p.lane].worker,
-                start: f.lanes[p.lane].polls.start[p.poll],
+                start: f.lanes[p.lane].polls.start(p.poll),
             }
         });
         let window = brush.get().map(|(a, b)| (a as u64, b.ceil() as u64));
@@ -215,7 +215,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             .unwrap_or_default();
         format!(
             "task {} · {} · worker {} · {} · starts at {}{wall}",
-            f.tasks[task as usize],
+            f.tasks.get(task as usize),
             f.task_loc(task).unwrap_or("(unknown spawn location)"),
             lane.worker,
             fmt_dur(b - a),

@@ -55,6 +55,15 @@ test('the demo trace shows 4 worker lanes in 2 runtimes', { timeout: 180_000 }, 
     return seen.size;
   });
   assert.ok(colours > 5, `${colours} colours on the canvas`);
+  // The counter rows' bars, put as pixels: the counter blue at 55% over the lane's white.
+  const bars = await page.locator('.tl-canvas').evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    const near = (i, [r, g, b]) => Math.abs(d[i] - r) <= 1 && Math.abs(d[i + 1] - g) <= 1 && Math.abs(d[i + 2] - b) <= 1;
+    for (let i = 0; i < d.length; i += 4) n += near(i, [141, 176, 240]) ? 1 : 0;
+    return n;
+  });
+  assert.ok(bars > 1000, `${bars} pixels of counter bars`);
   await page.locator('[data-testid=timeline]').screenshot({ path: path.join(out, 'timeline-demo.png') });
   // The report's head and its timeline, as the README shows them.
   await page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid=overview]').getBoundingClientRect().top + window.scrollY - 72));

@@ -31,7 +31,7 @@
 //! is the Unix time of 0 (a string, exact), when some file has a clock.
 //!
 //! The document is written event by event into a `Write` (serde_json escapes
-//! every string); what is held is each file's timeline (16 bytes a poll) and
+//! every string); what is held is each file's timeline (12 bytes a poll) and
 //! its flows (24 bytes each).
 
 use crate::analysis::Partial;
@@ -98,8 +98,8 @@ impl ChromeFile {
     /// runtime event).
     fn first(&self) -> u64 {
         let t = &self.timeline;
-        let counters = t.counters.iter().filter_map(|c| c.points.first()).map(|p| p.0);
-        let spans = t.spans.start.iter().copied();
+        let counters = t.counters.iter().filter_map(|c| c.times().first());
+        let spans = t.spans.slices().starts().iter();
         counters.chain(spans).fold(t.start, u64::min)
     }
 }
@@ -113,12 +113,12 @@ pub fn known_wakes(trace: &ParsedTrace) -> Vec<Wake> {
 /// Every wake by a task that was being polled at that moment, to the woken
 /// task's first poll after it.
 fn flows(t: &FileTimeline, wakes: &[Wake]) -> Vec<Flow> {
-    let index: FastMap<u64, u32> = t.tasks.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
+    let index: FastMap<u64, u32> = t.tasks.iter().enumerate().map(|(i, id)| (id, i as u32)).collect();
     // Every poll as (task, start, lane, index in the lane), by task then start.
     let mut by_task: Vec<(u32, u64, u32, u32)> = Vec::with_capacity(t.poll_count());
     for (k, lane) in t.lanes.iter().enumerate() {
         let p = &lane.polls;
-        by_task.extend((0..p.len()).map(|i| (p.task[i], p.start[i], k as u32, i as u32)));
+        by_task.extend((0..p.len()).map(|i| (p.task[i], p.start(i), k as u32, i as u32)));
     }
     by_task.sort_unstable();
     wakes
@@ -127,8 +127,12 @@ fn flows(t: &FileTimeline, wakes: &[Wake]) -> Vec<Flow> {
             let (&waker, &woken) = (index.get(&w.waker)?, index.get(&w.task)?);
             // A worker runs one poll at a time: the one started last before the wake.
             let (from_lane, from) = t.lanes.iter().enumerate().find_map(|(k, l)| {
-                let i = l.polls.start.partition_point(|&s| s <= w.ts).checked_sub(1)?;
-                let (start, dur) = (l.polls.start[i], l.polls.dur(i));
+                let i = l
+                    .polls
+                    .starts()
+                    .partition_point(0..l.polls.len(), |s| s <= w.ts)
+                    .checked_sub(1)?;
+                let (start, dur) = (l.polls.start(i), l.polls.dur(i));
                 let inside = l.polls.task[i] == waker && w.ts < start.saturating_add(dur);
                 let at = if w.ts > start {
                     w.ts
@@ -211,7 +215,7 @@ fn write_file<W: Write>(
     let names: Vec<Cow<str>> = (0..t.tasks.len())
         .map(|i| match t.task_loc(i as u32) {
             Some(loc) => Cow::Borrowed(loc),
-            None => Cow::Owned(format!("task {}", t.tasks[i])),
+            None => Cow::Owned(format!("task {}", t.tasks.get(i))),
         })
         .collect();
     for (k, lane) in t.lanes.iter().enumerate() {
@@ -229,10 +233,10 @@ fn write_file<W: Write>(
                 name: &names[task as usize],
                 pid,
                 tid,
-                ts: us(axis, p.start[i]),
+                ts: us(axis, p.start(i)),
                 dur: p.dur(i) as f64 / 1e3,
                 args: PollArgs {
-                    task: t.tasks[task as usize],
+                    task: t.tasks.get(task as usize),
                     spawn_loc: t.task_loc(task),
                 },
             })?;
@@ -245,7 +249,7 @@ fn write_file<W: Write>(
     let mut spill_free: Vec<u64> = Vec::new();
     let mut rows = 0;
     for i in 0..s.len() {
-        let (start, end) = (s.start[i], s.end(i));
+        let (start, end) = (s.start(i), s.end(i));
         let row = match u64::from(s.depth[i]) {
             d if d < last => d,
             _ => {
@@ -278,7 +282,7 @@ fn write_file<W: Write>(
     }
     for c in &t.counters {
         let name = c.kind.label();
-        for &(ts, v) in &c.points {
+        for (ts, v) in c.points() {
             let ts = us(axis, ts);
             match c.kind {
                 CounterKind::GlobalQueue => out.event(&CounterEvent::new(&name, pid, ts, One("depth", v)))?,
@@ -469,7 +473,7 @@ mod tests {
             end: 100_000,
             wall_start,
             strings: vec!["src/a.rs:1:1".into(), HOSTILE.into(), "request".into()],
-            tasks: vec![7, 8, 9],
+            tasks: [7, 8, 9].into_iter().collect(),
             task_loc: vec![0, 1, crate::timeline::NO_LOC],
             ..FileTimeline::default()
         };
@@ -493,20 +497,12 @@ mod tests {
         t.lanes = vec![w0, w1];
         // 16 overlapping spans: depths 0..15, the last two share row 15.
         for d in 0..=MAX_SPAN_DEPTH {
-            t.spans.start.push(500 + u64::from(d));
-            t.spans.dur.push(10_000);
-            t.spans.name.push(2);
-            t.spans.depth.push(d.min(MAX_SPAN_DEPTH - 1));
+            let start = 500 + u64::from(d);
+            t.spans.push(start, start + 10_000, 2, d.min(MAX_SPAN_DEPTH - 1));
         }
         t.counters = vec![
-            Counter {
-                kind: CounterKind::GlobalQueue,
-                points: vec![(900, 3), (2_000, 0)],
-            },
-            Counter {
-                kind: CounterKind::KernelWait { worker: 1 },
-                points: vec![(2_500, 1_500)],
-            },
+            Counter::new(CounterKind::GlobalQueue, [(900, 3), (2_000, 0)]),
+            Counter::new(CounterKind::KernelWait { worker: 1 }, [(2_500, 1_500)]),
         ];
         t
     }

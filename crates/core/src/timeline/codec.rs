@@ -3,10 +3,11 @@
 //! it back with every count and index checked (a bad buffer is an error,
 //! never a panic or an allocation larger than the buffer).
 
-use super::model::{Counter, CounterKind, Durations, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC, Polls, SpanTrack};
+use super::column::{Blocked, Narrow, Slices};
+use super::model::{Counter, CounterKind, FileTimeline, Lane, NO_LOC, Polls, SpanTrack};
 
 const MAGIC: &[u8; 4] = b"D9TL";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodecError(pub String);
@@ -44,18 +45,11 @@ impl Writer {
         self.len(v.len());
         v.iter().for_each(|&x| self.u64(x));
     }
-    fn pairs(&mut self, v: &[(u64, u64)]) {
-        self.len(v.len());
-        v.iter().for_each(|&(a, b)| {
-            self.u64(a);
-            self.u64(b);
-        });
-    }
     fn str(&mut self, s: &str) {
         self.len(s.len());
         self.0.extend_from_slice(s.as_bytes());
     }
-    fn durations(&mut self, d: &Durations) {
+    fn narrow(&mut self, d: &Narrow) {
         let (short, long) = d.parts();
         self.u32s(short);
         self.len(long.len());
@@ -63,6 +57,15 @@ impl Writer {
             self.u32(i);
             self.u64(d);
         });
+    }
+    fn blocked(&mut self, b: &Blocked) {
+        let (base, off) = b.parts();
+        self.u64s(base);
+        self.narrow(off);
+    }
+    fn slices(&mut self, s: &Slices) {
+        self.blocked(s.starts());
+        self.narrow(s.durations());
     }
     fn opt_str(&mut self, s: Option<&str>) {
         self.u8(u8::from(s.is_some()));
@@ -119,7 +122,7 @@ impl<'a> Reader<'a> {
     fn bytes(&mut self) -> Result<Vec<u8>, CodecError> {
         self.column(|[b]: [u8; 1]| b)
     }
-    fn durations(&mut self) -> Result<Durations, CodecError> {
+    fn narrow(&mut self) -> Result<Narrow, CodecError> {
         let short = self.u32s()?;
         let long = self.column(|c: [u8; 12]| {
             let (i, d) = c.split_at(4);
@@ -128,22 +131,21 @@ impl<'a> Reader<'a> {
                 u64::from_le_bytes(d.try_into().expect("8 bytes")),
             )
         })?;
-        Durations::from_parts(short, long).ok_or_else(|| CodecError("long durations out of order".into()))
+        Narrow::from_parts(short, long).ok_or_else(|| CodecError("wide values out of order".into()))
+    }
+    fn blocked(&mut self) -> Result<Blocked, CodecError> {
+        let base = self.u64s()?;
+        Blocked::from_parts(base, self.narrow()?).ok_or_else(|| CodecError("a column's blocks disagree".into()))
+    }
+    fn slices(&mut self) -> Result<Slices, CodecError> {
+        let start = self.blocked()?;
+        Slices::from_columns(start, self.narrow()?).ok_or_else(|| CodecError("interval columns disagree".into()))
     }
     fn u32s(&mut self) -> Result<Vec<u32>, CodecError> {
         self.column(u32::from_le_bytes)
     }
     fn u64s(&mut self) -> Result<Vec<u64>, CodecError> {
         self.column(u64::from_le_bytes)
-    }
-    fn pairs(&mut self) -> Result<Vec<(u64, u64)>, CodecError> {
-        self.column(|c: [u8; 16]| {
-            let (a, b) = c.split_at(8);
-            (
-                u64::from_le_bytes(a.try_into().expect("8 bytes")),
-                u64::from_le_bytes(b.try_into().expect("8 bytes")),
-            )
-        })
     }
     fn str(&mut self) -> Result<String, CodecError> {
         let n = self.count(1)?;
@@ -169,18 +171,17 @@ pub fn encode(t: &FileTimeline) -> Vec<u8> {
     w.u64(t.wall_start.unwrap_or(0) as u64);
     w.len(t.strings.len());
     t.strings.iter().for_each(|s| w.str(s));
-    w.u64s(&t.tasks);
+    w.blocked(&t.tasks);
     w.u32s(&t.task_loc);
     w.len(t.lanes.len());
     for l in &t.lanes {
         w.u64(l.worker);
         w.opt_str(l.runtime.as_deref());
-        w.u64s(&l.polls.start);
-        w.durations(&l.polls.dur);
+        w.slices(l.polls.slices());
         w.u32s(&l.polls.task);
-        w.pairs(&l.parks);
-        w.u64s(&l.on_cpu);
-        w.u64s(&l.off_cpu);
+        w.slices(&l.parks);
+        w.blocked(&l.on_cpu);
+        w.blocked(&l.off_cpu);
     }
     w.len(t.counters.len());
     for c in &t.counters {
@@ -193,10 +194,11 @@ pub fn encode(t: &FileTimeline) -> Vec<u8> {
             }
             CounterKind::Allocated => w.u8(3),
         }
-        w.pairs(&c.points);
+        let (time, value) = c.columns();
+        w.blocked(time);
+        w.narrow(value);
     }
-    w.u64s(&t.spans.start);
-    w.durations(&t.spans.dur);
+    w.slices(t.spans.slices());
     w.u32s(&t.spans.name);
     w.bytes(&t.spans.depth);
     w.0
@@ -215,26 +217,26 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
     };
     let n = r.count(4)?;
     let strings = (0..n).map(|_| r.str()).collect::<Result<Vec<_>, _>>()?;
-    let tasks = r.u64s()?;
+    let tasks = r.blocked()?;
     let task_loc = r.u32s()?;
     let bad = |what: &str| CodecError(format!("{what} out of range"));
     let mut lanes = Vec::new();
     for _ in 0..r.count(8)? {
         let worker = r.u64()?;
         let runtime = r.opt_str()?;
-        let (pstart, dur, task) = (r.u64s()?, r.durations()?, r.u32s()?);
+        let (at, task) = (r.slices()?, r.u32s()?);
         if task.iter().any(|&t| t as usize >= tasks.len()) {
             return Err(bad("a poll's task"));
         }
-        let polls = Polls::from_columns(pstart, dur, task)
+        let polls = Polls::from_columns(at, task)
             .ok_or_else(|| CodecError(format!("worker {worker}'s poll columns disagree")))?;
         lanes.push(Lane {
             worker,
             runtime,
             polls,
-            parks: r.pairs()?,
-            on_cpu: r.u64s()?,
-            off_cpu: r.u64s()?,
+            parks: r.slices()?,
+            on_cpu: r.blocked()?,
+            off_cpu: r.blocked()?,
         });
     }
     let mut counters = Vec::new();
@@ -246,27 +248,14 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
             3 => CounterKind::Allocated,
             k => return Err(CodecError(format!("unknown counter kind {k}"))),
         };
-        counters.push(Counter {
-            kind,
-            points: r.pairs()?,
-        });
+        let (time, value) = (r.blocked()?, r.narrow()?);
+        let counter = Counter::from_columns(kind, time, value)
+            .ok_or_else(|| CodecError(format!("{} columns disagree", kind.label())))?;
+        counters.push(counter);
     }
-    let spans = SpanTrack {
-        start: r.u64s()?,
-        dur: r.durations()?,
-        name: r.u32s()?,
-        depth: r.bytes()?,
-    };
-    let n = spans.start.len();
-    if spans.dur.len() != n || spans.name.len() != n || spans.depth.len() != n {
-        return Err(CodecError("span columns disagree".into()));
-    }
-    if spans.depth.iter().any(|&d| d >= MAX_SPAN_DEPTH) {
-        return Err(bad("a span's row"));
-    }
-    if !spans.in_row_order() {
-        return Err(CodecError("spans out of row order".into()));
-    }
+    let (at, name, depth) = (r.slices()?, r.u32s()?, r.bytes()?);
+    let spans = SpanTrack::from_columns(at, name, depth)
+        .ok_or_else(|| CodecError("span columns disagree (lengths, rows or order)".into()))?;
     if task_loc.len() != tasks.len() || task_loc.iter().any(|&l| l != NO_LOC && l as usize >= strings.len()) {
         return Err(bad("a task's spawn location"));
     }

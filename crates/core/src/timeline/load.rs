@@ -33,7 +33,7 @@ pub fn worker_load(scene: &Scene, bins: usize) -> Vec<LaneLoad> {
                 for (f, l) in scene.lanes_of(group, worker) {
                     let (map, polls) = (scene.maps[f], &scene.files[f].lanes[l].polls);
                     for i in 0..polls.len() {
-                        let a = map.axis(polls.start[i]);
+                        let a = map.axis(polls.start(i));
                         add(&mut busy, width, a, a + polls.dur(i) as f64);
                     }
                 }
@@ -61,7 +61,7 @@ pub fn counter_sums(scene: &Scene, kind: CounterKind, bins: usize) -> Vec<u64> {
     }
     for (f, file) in scene.files.iter().enumerate() {
         for c in file.counters.iter().filter(|c| c.kind == kind) {
-            for &(ts, v) in &c.points {
+            for (ts, v) in c.points() {
                 let at = scene.maps[f].axis(ts) / scene.total * bins as f64;
                 let i = (at.max(0.0) as usize).min(bins - 1);
                 sums[i] = sums[i].saturating_add(v);

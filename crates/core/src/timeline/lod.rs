@@ -3,8 +3,10 @@
 //! becomes one density mark, found by binary search per pixel column, so a
 //! lane costs O(pixels × log polls) whatever the number of polls.
 
-use super::model::{Polls, SpanTrack};
+use super::column::{Blocked, Slices, partition};
+use super::model::{Counter, Polls, SpanTrack};
 use super::view::View;
+use std::ops::Range;
 
 /// Where one file's timestamps sit on the scene's axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,36 +67,30 @@ pub enum MarkKind {
 
 /// The marks of `polls` in `view`, appended to `out`.
 pub fn poll_marks(polls: &Polls, map: AxisMap, view: &View, width: f64, out: &mut Vec<Mark>) {
-    interval_marks(&polls.start, |i| polls.end(i), map, view, width, out);
+    interval_marks(polls.slices(), 0..polls.len(), map, view, width, out);
 }
 
-/// The marks of intervals that follow one another (`start` sorted, none
-/// overlapping the next), `end(i)` the end of interval `i`.
-fn interval_marks(
-    start: &[u64],
-    end: impl Fn(usize) -> u64,
-    map: AxisMap,
-    view: &View,
-    width: f64,
-    out: &mut Vec<Mark>,
-) {
-    let n = start.len();
-    if n == 0 || width <= 0.0 {
+/// The marks of the intervals `range` of `at`, which follow one another
+/// (by start, none overlapping the next); indices relative to `range`.
+fn interval_marks(at: &Slices, range: Range<usize>, map: AxisMap, view: &View, width: f64, out: &mut Vec<Mark>) {
+    let (from, n) = (range.start, range.end);
+    if from == n || width <= 0.0 {
         return;
     }
+    let starts = at.starts();
     let (lo, hi) = (map.ts(view.start), map.ts(view.end));
-    let mut i = start.partition_point(|&s| s < lo);
-    if i > 0 && end(i - 1) >= lo {
+    let mut i = starts.partition_point(range.clone(), |s| s < lo);
+    if i > from && at.end(i - 1) >= lo {
         i -= 1;
     }
     let x = |ts: u64| view.x(map.axis(ts), width);
-    while i < n && start[i] <= hi {
-        let (x0, x1) = (x(start[i]), x(end(i)));
+    while i < n && at.start(i) <= hi {
+        let (x0, x1) = (x(at.start(i)), x(at.end(i)));
         if x1 - x0 >= 1.0 {
             out.push(Mark {
                 x0,
                 x1,
-                kind: MarkKind::One(i as u32),
+                kind: MarkKind::One((i - from) as u32),
             });
             i += 1;
             continue;
@@ -102,8 +98,8 @@ fn interval_marks(
         // Every interval starting in this pixel column.
         let column = x0.max(0.0).floor();
         let next = map.ts(view.t(column + 1.0, width));
-        let j = i + 1 + start[i + 1..].partition_point(|&s| s < next);
-        let x1 = x(end(j - 1)).max(column + 1.0);
+        let j = starts.partition_point(i + 1..n, |s| s < next);
+        let x1 = x(at.end(j - 1)).max(column + 1.0);
         let count = (j - i) as u32;
         match out.last_mut() {
             Some(Mark {
@@ -117,7 +113,7 @@ fn interval_marks(
             _ if count == 1 => out.push(Mark {
                 x0: column,
                 x1,
-                kind: MarkKind::One(i as u32),
+                kind: MarkKind::One((i - from) as u32),
             }),
             _ => out.push(Mark {
                 x0: column,
@@ -131,9 +127,9 @@ fn interval_marks(
 
 /// The poll under axis time `t`, or the nearest within `tolerance` ns.
 pub fn poll_at(polls: &Polls, map: AxisMap, t: f64, tolerance: f64) -> Option<usize> {
-    let i = polls.start.partition_point(|&s| map.axis(s) <= t);
+    let i = polls.starts().partition_point(0..polls.len(), |s| map.axis(s) <= t);
     let distance = |k: usize| {
-        let (s, e) = (map.axis(polls.start[k]), map.axis(polls.end(k)));
+        let (s, e) = (map.axis(polls.start(k)), map.axis(polls.end(k)));
         if t < s { s - t } else { (t - e).max(0.0) }
     };
     [i.checked_sub(1), (i < polls.len()).then_some(i)]
@@ -146,28 +142,46 @@ pub fn poll_at(polls: &Polls, map: AxisMap, t: f64, tolerance: f64) -> Option<us
 }
 
 /// One x per pixel column holding at least one of `times` (sorted).
-pub fn tick_marks(times: &[u64], map: AxisMap, view: &View, width: f64, out: &mut Vec<f64>) {
-    let (lo, hi) = (map.ts(view.start), map.ts(view.end));
-    let mut i = times.partition_point(|&s| s < lo);
-    while i < times.len() && times[i] <= hi {
-        let column = view.x(map.axis(times[i]), width).floor();
+pub fn tick_marks(times: &Blocked, map: AxisMap, view: &View, width: f64, out: &mut Vec<f64>) {
+    let (lo, hi, n) = (map.ts(view.start), map.ts(view.end), times.len());
+    let mut i = times.partition_point(0..n, |s| s < lo);
+    while i < n && times.get(i) <= hi {
+        let column = view.x(map.axis(times.get(i)), width).floor();
         if out.last() != Some(&column) {
             out.push(column);
         }
         let next = map.ts(view.t(column + 1.0, width));
-        i += 1 + times[i + 1..].partition_point(|&s| s < next);
+        i = times.partition_point(i + 1..n, |s| s < next);
+    }
+}
+
+/// Parks in view as (x0, x1), at most one ending in each pixel column (the
+/// worker slept; the thin line needs no more), found by binary search on
+/// the ends, which follow one another as the parks do.
+pub fn park_marks(parks: &Slices, map: AxisMap, view: &View, width: f64, out: &mut Vec<(f64, f64)>) {
+    let (lo, hi, n) = (map.ts(view.start), map.ts(view.end), parks.len());
+    let x = |ts: u64| view.x(map.axis(ts), width);
+    let mut i = partition(0..n, |k| parks.end(k) < lo);
+    while i < n && parks.start(i) <= hi {
+        let (x0, x1) = (x(parks.start(i)), x(parks.end(i)));
+        out.push((x0, x1.max(x0 + 1.0)));
+        let next = map.ts(view.t(x1.floor() + 1.0, width));
+        i = partition(i + 1..n, |k| parks.end(k) < next);
     }
 }
 
 /// A step counter as (x, highest value in that pixel column), the value in
 /// force at the left edge first.
-pub fn counter_marks(points: &[(u64, u64)], map: AxisMap, view: &View, width: f64, out: &mut Vec<(f64, u64)>) {
+pub fn counter_marks(counter: &Counter, map: AxisMap, view: &View, width: f64, out: &mut Vec<(f64, u64)>) {
     let (lo, hi) = (map.ts(view.start), map.ts(view.end));
-    let first = points.partition_point(|p| p.0 < lo);
-    if let Some(&(_, v)) = first.checked_sub(1).map(|k| &points[k]) {
-        out.push((0.0, v));
+    let first = counter.times().partition_point(0..counter.len(), |t| t < lo);
+    if let Some(k) = first.checked_sub(1) {
+        out.push((0.0, counter.point(k).1));
     }
-    for &(ts, v) in points[first..].iter().take_while(|p| p.0 <= hi) {
+    for (ts, v) in (first..counter.len())
+        .map(|k| counter.point(k))
+        .take_while(|p| p.0 <= hi)
+    {
         let column = view.x(map.axis(ts), width).floor();
         match out.last_mut() {
             Some((x, max)) if *x == column => *max = (*max).max(v),
@@ -183,9 +197,9 @@ pub fn span_marks(track: &SpanTrack, map: AxisMap, view: &View, width: f64, out:
     let mut marks = Vec::new();
     for depth in 0..track.rows() {
         let rows = track.row(depth);
-        let (start, from) = (&track.start[rows.clone()], rows.start);
+        let from = rows.start;
         marks.clear();
-        interval_marks(start, |i| track.end(from + i), map, view, width, &mut marks);
+        interval_marks(track.slices(), rows, map, view, width, &mut marks);
         out.extend(marks.iter().map(|m| {
             let kind = match m.kind {
                 MarkKind::One(i) => MarkKind::One(i + from as u32),
@@ -275,17 +289,46 @@ mod tests {
     }
 
     #[test]
+    fn parks_take_at_most_one_mark_per_pixel() {
+        // 100,000 parks of 5 ns every 10 ns over 100 pixels, then one long park.
+        let mut parks = Slices::default();
+        (0..100_000).for_each(|i| parks.push(1_000 + i * 10, 5));
+        parks.push(2_000_000, 500_000);
+        let mut out = Vec::new();
+        park_marks(&parks, MAP, &View::all(2_000_000.0), 100.0, &mut out);
+        assert!(out.len() <= 51, "{} marks", out.len());
+        assert_eq!(out.last(), Some(&(99.95, 124.95)));
+        // Zoomed in (2 ns a pixel): each park its own mark, as wide as it lasts.
+        let mut near = Vec::new();
+        park_marks(
+            &parks,
+            MAP,
+            &View::all(2_000_000.0).window(0.0, 200.0),
+            100.0,
+            &mut near,
+        );
+        assert_eq!(near.len(), 21);
+        assert!(
+            near.iter()
+                .enumerate()
+                .all(|(i, m)| (m.0 - 5.0 * i as f64).abs() < 1e-9 && (m.1 - m.0 - 2.5).abs() < 1e-9)
+        );
+    }
+
+    #[test]
     fn ticks_and_counters_take_one_entry_per_pixel() {
-        let times: Vec<u64> = (0..100_000).map(|i| 1_000 + i * 10).collect();
+        let times: Blocked = (0..100_000).map(|i| 1_000 + i * 10).collect();
         let mut ticks = Vec::new();
         tick_marks(&times, MAP, &View::all(1_000_000.0), 100.0, &mut ticks);
         assert_eq!(ticks.len(), 100);
-        let points = vec![(900, 7), (1_000, 1), (1_004, 9), (1_500, 2)];
+        let points = [(900, 7), (1_000, 1), (1_004, 9), (1_500, 2)];
+        let kind = crate::timeline::CounterKind::GlobalQueue;
         let mut c = Vec::new();
-        counter_marks(&points[1..], MAP, &View::all(1000.0).window(2.0, 1000.0), 100.0, &mut c);
+        let later = Counter::new(kind, points[1..].iter().copied());
+        counter_marks(&later, MAP, &View::all(1000.0).window(2.0, 1000.0), 100.0, &mut c);
         assert_eq!(c, vec![(0.0, 9), (49.0, 2)]);
         let mut c = Vec::new();
-        counter_marks(&points, MAP, &View::all(1000.0), 100.0, &mut c);
+        counter_marks(&Counter::new(kind, points), MAP, &View::all(1000.0), 100.0, &mut c);
         assert_eq!(c, vec![(0.0, 9), (50.0, 2)]);
     }
 }

@@ -1,9 +1,10 @@
 //! The timeline: each file's polls, parks, samples, counters and spans in
-//! compact columns (`model`), moved as bytes (`codec`), placed with other
+//! compact columns (`model`, of `column`s), moved as bytes (`codec`), placed with other
 //! files on one axis (`scene`), how busy each worker was over it (`load`), navigated (`view`) and reduced to what a
 //! window of some pixels can show (`lod`), with stable colours (`palette`).
 
 mod codec;
+mod column;
 mod link;
 mod load;
 mod lod;
@@ -13,10 +14,11 @@ mod scene;
 mod view;
 
 pub use codec::{CodecError, decode, encode};
+pub use column::{BLOCK, Blocked, Narrow, Slices, partition};
 pub use link::{PollLink, TimelineLink};
 pub use load::{LaneLoad, counter_sums, worker_load};
-pub use lod::{AxisMap, Mark, MarkKind, counter_marks, poll_at, poll_marks, span_marks, tick_marks};
-pub use model::{Counter, CounterKind, Durations, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC, Polls, SpanTrack};
+pub use lod::{AxisMap, Mark, MarkKind, counter_marks, park_marks, poll_at, poll_marks, span_marks, tick_marks};
+pub use model::{Counter, CounterKind, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC, Polls, SpanTrack};
 pub use palette::{Colour, colour};
 pub use scene::{DEFAULT_RUNTIME, Group, PollRef, Row, RowKind, Scene, group_label};
 pub use view::{NavKey, View, parse_time, ticks};

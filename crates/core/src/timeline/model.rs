@@ -2,16 +2,13 @@
 //! from the analysis' own per-worker timelines, and moved to the page as
 //! bytes (`codec.rs`), never as per-event JSON.
 
+use super::column::{Blocked, Narrow, Slices};
 use crate::analysis::workers::Timelines;
 use crate::hashing::FastMap;
 use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, Spans, StrId, named_runtimes};
 
 /// Span rows below this depth; deeper spans share the last row.
 pub const MAX_SPAN_DEPTH: u8 = 16;
-
-/// A duration at or above this is kept in `Durations::long` (the column holds
-/// `u32`, 4.29 s: a hung poll must keep its length).
-const DUR_SATURATED: u32 = u32::MAX;
 
 /// One file's timeline. Times are the trace's monotonic nanoseconds.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,7 +22,7 @@ pub struct FileTimeline {
     /// Spawn locations and span names, referenced by index.
     pub strings: Vec<String>,
     /// Task ids, referenced by index…
-    pub tasks: Vec<u64>,
+    pub tasks: Blocked,
     /// …and each task's spawn location (index into `strings`, or `NO_LOC`).
     pub task_loc: Vec<u32>,
     /// One per worker, ascending worker id.
@@ -41,70 +38,17 @@ pub struct Lane {
     /// The runtime named for this worker in the segment metadata (`runtime.<name>`).
     pub runtime: Option<String>,
     pub polls: Polls,
-    /// (start, end) of each park: the worker was idle.
-    pub parks: Vec<(u64, u64)>,
-    pub on_cpu: Vec<u64>,
-    pub off_cpu: Vec<u64>,
-}
-
-/// Durations in 4 bytes each; the rare one that does not fit (a hung poll,
-/// a long request span) is kept beside, by index.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Durations {
-    short: Vec<u32>,
-    long: Vec<(u32, u64)>,
-}
-
-impl Durations {
-    pub fn len(&self) -> usize {
-        self.short.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.short.is_empty()
-    }
-
-    pub fn get(&self, i: usize) -> u64 {
-        match self.short[i] {
-            DUR_SATURATED => self
-                .long
-                .binary_search_by_key(&(i as u32), |l| l.0)
-                .map_or(u64::from(DUR_SATURATED), |k| self.long[k].1),
-            d => u64::from(d),
-        }
-    }
-
-    pub fn push(&mut self, dur: u64) {
-        let i = self.short.len() as u32;
-        match u32::try_from(dur) {
-            Ok(d) if d != DUR_SATURATED => self.short.push(d),
-            _ => {
-                self.short.push(DUR_SATURATED);
-                self.long.push((i, dur));
-            }
-        }
-    }
-
-    pub(super) fn parts(&self) -> (&[u32], &[(u32, u64)]) {
-        (&self.short, &self.long)
-    }
-
-    /// From its parts, if they agree (`long` by index, within `short`).
-    pub(super) fn from_parts(short: Vec<u32>, long: Vec<(u32, u64)>) -> Option<Durations> {
-        let ok = long.windows(2).all(|w| w[0].0 < w[1].0) && long.last().is_none_or(|l| (l.0 as usize) < short.len());
-        ok.then_some(Durations { short, long })
-    }
-
-    fn bytes(&self) -> usize {
-        4 * self.short.len() + 16 * self.long.len()
-    }
+    /// Each park, by start: the worker was idle.
+    pub parks: Slices,
+    /// Sample times, in order.
+    pub on_cpu: Blocked,
+    pub off_cpu: Blocked,
 }
 
 /// A worker's polls, by start (a worker runs one poll at a time).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Polls {
-    pub start: Vec<u64>,
-    pub dur: Durations,
+    at: Slices,
     /// Index into `FileTimeline::tasks`.
     pub task: Vec<u32>,
 }
@@ -114,37 +58,46 @@ pub const NO_LOC: u32 = u32::MAX;
 
 impl Polls {
     pub fn len(&self) -> usize {
-        self.start.len()
+        self.at.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.start.is_empty()
+        self.at.is_empty()
+    }
+
+    pub fn start(&self, i: usize) -> u64 {
+        self.at.start(i)
     }
 
     pub fn dur(&self, i: usize) -> u64 {
-        self.dur.get(i)
+        self.at.dur(i)
     }
 
     pub fn end(&self, i: usize) -> u64 {
-        self.start[i].saturating_add(self.dur(i))
+        self.at.end(i)
+    }
+
+    pub fn starts(&self) -> &Blocked {
+        self.at.starts()
+    }
+
+    pub fn slices(&self) -> &Slices {
+        &self.at
     }
 
     pub fn push(&mut self, start: u64, dur: u64, task: u32) {
-        self.start.push(start);
-        self.dur.push(dur);
+        self.at.push(start, dur);
         self.task.push(task);
     }
 
     /// From its columns, if they agree (same lengths, starts in order).
-    pub(super) fn from_columns(start: Vec<u64>, dur: Durations, task: Vec<u32>) -> Option<Polls> {
-        let n = start.len();
-        let sorted = start.windows(2).all(|w| w[0] <= w[1]);
-        (dur.len() == n && task.len() == n && sorted).then_some(Polls { start, dur, task })
+    pub(super) fn from_columns(at: Slices, task: Vec<u32>) -> Option<Polls> {
+        (at.len() == task.len() && at.starts().is_sorted()).then_some(Polls { at, task })
     }
 
     /// Memory held, in bytes.
     pub fn bytes(&self) -> usize {
-        8 * self.start.len() + self.dur.bytes() + 4 * self.task.len()
+        self.at.bytes() + 4 * self.task.len()
     }
 }
 
@@ -152,8 +105,59 @@ impl Polls {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counter {
     pub kind: CounterKind,
-    /// (time, value), by time.
-    pub points: Vec<(u64, u64)>,
+    /// Each point's time, in order, and value.
+    time: Blocked,
+    value: Narrow,
+}
+
+impl Counter {
+    /// From (time, value) points in time order.
+    pub fn new(kind: CounterKind, points: impl IntoIterator<Item = (u64, u64)>) -> Counter {
+        let (mut time, mut value) = (Blocked::default(), Narrow::default());
+        for (t, v) in points {
+            time.push(t);
+            value.push(v);
+        }
+        Counter { kind, time, value }
+    }
+
+    /// From its columns, if they agree (one length, times in order).
+    pub(super) fn from_columns(kind: CounterKind, time: Blocked, value: Narrow) -> Option<Counter> {
+        (time.len() == value.len() && time.is_sorted()).then_some(Counter { kind, time, value })
+    }
+
+    pub(super) fn columns(&self) -> (&Blocked, &Narrow) {
+        (&self.time, &self.value)
+    }
+
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+
+    /// Point `i` as (time, value).
+    pub fn point(&self, i: usize) -> (u64, u64) {
+        (self.time.get(i), self.value.get(i))
+    }
+
+    pub fn points(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..self.len()).map(|i| self.point(i))
+    }
+
+    pub fn times(&self) -> &Blocked {
+        &self.time
+    }
+
+    pub fn max(&self) -> Option<u64> {
+        self.value.iter().max()
+    }
+
+    fn bytes(&self) -> usize {
+        self.time.bytes() + self.value.bytes()
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -185,8 +189,7 @@ impl CounterKind {
 /// next, so a row is drawn like a worker's polls.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpanTrack {
-    pub start: Vec<u64>,
-    pub dur: Durations,
+    at: Slices,
     /// Index into `FileTimeline::strings`.
     pub name: Vec<u32>,
     /// Row, below `MAX_SPAN_DEPTH`.
@@ -195,15 +198,23 @@ pub struct SpanTrack {
 
 impl SpanTrack {
     pub fn len(&self) -> usize {
-        self.start.len()
+        self.at.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.start.is_empty()
+        self.at.is_empty()
+    }
+
+    pub fn start(&self, i: usize) -> u64 {
+        self.at.start(i)
     }
 
     pub fn end(&self, i: usize) -> u64 {
-        self.start[i].saturating_add(self.dur.get(i))
+        self.at.end(i)
+    }
+
+    pub fn slices(&self) -> &Slices {
+        &self.at
     }
 
     /// Rows in use (deepest depth + 1).
@@ -216,27 +227,34 @@ impl SpanTrack {
         self.depth.partition_point(|&d| d < depth)..self.depth.partition_point(|&d| d <= depth)
     }
 
-    /// Sorted by row, then start (as `build` leaves them).
-    pub(super) fn in_row_order(&self) -> bool {
-        (1..self.len()).all(|i| (self.depth[i - 1], self.start[i - 1]) <= (self.depth[i], self.start[i]))
+    /// From its columns, if they agree: one length, rows below
+    /// `MAX_SPAN_DEPTH`, by row and then start (as `build` leaves them).
+    pub(super) fn from_columns(at: Slices, name: Vec<u32>, depth: Vec<u8>) -> Option<SpanTrack> {
+        let t = SpanTrack { at, name, depth };
+        let same = t.name.len() == t.len() && t.depth.len() == t.len();
+        (same && t.depth.iter().all(|&d| d < MAX_SPAN_DEPTH) && t.in_row_order()).then_some(t)
+    }
+
+    fn in_row_order(&self) -> bool {
+        (1..self.len()).all(|i| (self.depth[i - 1], self.start(i - 1)) <= (self.depth[i], self.start(i)))
     }
 
     /// The same spans ordered by row, then start (stable).
     fn by_row(self) -> SpanTrack {
         let mut order: Vec<usize> = (0..self.len()).collect();
-        order.sort_by_key(|&i| (self.depth[i], self.start[i]));
+        order.sort_by_key(|&i| (self.depth[i], self.start(i)));
         let mut out = SpanTrack::default();
         for i in order {
-            out.push(self.start[i], self.end(i), self.name[i]);
-            out.depth.push(self.depth[i]);
+            out.push(self.start(i), self.end(i), self.name[i], self.depth[i]);
         }
         out
     }
 
-    fn push(&mut self, start: u64, end: u64, name: u32) {
-        self.start.push(start);
-        self.dur.push(end.saturating_sub(start));
+    /// Appends a span on row `depth` (kept in row order by the caller).
+    pub fn push(&mut self, start: u64, end: u64, name: u32, depth: u8) {
+        self.at.push(start, end.saturating_sub(start));
         self.name.push(name);
+        self.depth.push(depth);
     }
 
     /// Rows of spans given by start: each span goes on the first row whose
@@ -246,7 +264,7 @@ impl SpanTrack {
         let mut row_end: Vec<u64> = Vec::new();
         self.depth = (0..self.len())
             .map(|i| {
-                let (s, e) = (self.start[i], self.end(i));
+                let (s, e) = (self.start(i), self.end(i));
                 let row = match row_end.iter().position(|&end| end <= s) {
                     Some(r) => r,
                     None if row_end.len() < usize::from(MAX_SPAN_DEPTH) => {
@@ -259,6 +277,10 @@ impl SpanTrack {
                 row as u8
             })
             .collect();
+    }
+
+    fn bytes(&self) -> usize {
+        self.at.bytes() + 4 * self.name.len() + self.depth.len()
     }
 }
 
@@ -305,10 +327,19 @@ impl FileTimeline {
         let runtimes: FastMap<u64, &str> = named_runtimes(&trace.metadata)
             .flat_map(|(name, ids)| ids.into_iter().map(move |w| (w, name)))
             .collect();
-        let mut lanes: Vec<Lane> = tl
+        let mut samples: Vec<(Vec<u64>, Vec<u64>)> = vec![Default::default(); tl.workers.len()];
+        let workers: Vec<u64> = tl.workers.keys().copied().collect();
+        for s in &trace.samples {
+            if let Ok(i) = workers.binary_search(&s.worker) {
+                let (on, off) = &mut samples[i];
+                if s.source == SOURCE_OFF_CPU { off } else { on }.push(s.ts);
+            }
+        }
+        let lanes: Vec<Lane> = tl
             .workers
             .iter()
-            .map(|(&w, wt)| {
+            .zip(samples)
+            .map(|((&w, wt), (mut on_cpu, mut off_cpu))| {
                 let mut polls = Polls::default();
                 for p in &wt.polls {
                     let task = *task_ids.entry(p.task_id).or_insert_with(|| {
@@ -318,58 +349,38 @@ impl FileTimeline {
                     });
                     polls.push(p.start, p.end.saturating_sub(p.start), task);
                 }
+                let mut parks = Slices::default();
+                wt.parks
+                    .iter()
+                    .for_each(|p| parks.push(p.start, p.end.saturating_sub(p.start)));
+                on_cpu.sort_unstable();
+                off_cpu.sort_unstable();
                 Lane {
                     worker: w,
                     runtime: runtimes.get(&w).map(|name| name.to_string()),
                     polls,
-                    parks: wt.parks.iter().map(|p| (p.start, p.end)).collect(),
-                    ..Lane::default()
+                    parks,
+                    on_cpu: on_cpu.into_iter().collect(),
+                    off_cpu: off_cpu.into_iter().collect(),
                 }
             })
             .collect();
-        for s in &trace.samples {
-            if let Ok(i) = lanes.binary_search_by_key(&s.worker, |l| l.worker) {
-                let lane = &mut lanes[i];
-                if s.source == SOURCE_OFF_CPU {
-                    &mut lane.off_cpu
-                } else {
-                    &mut lane.on_cpu
-                }
-                .push(s.ts);
-            }
-        }
-        for lane in &mut lanes {
-            lane.on_cpu.sort_unstable();
-            lane.off_cpu.sort_unstable();
-        }
         let mut counters = vec![
-            Counter {
-                kind: CounterKind::GlobalQueue,
-                points: global_queue.to_vec(),
-            },
-            Counter {
-                kind: CounterKind::ActiveTasks,
-                points: active_tasks.to_vec(),
-            },
+            Counter::new(CounterKind::GlobalQueue, global_queue.iter().copied()),
+            Counter::new(CounterKind::ActiveTasks, active_tasks.iter().copied()),
         ];
         for (&w, wt) in &tl.workers {
             let mut points: Vec<(u64, u64)> = wt.parks.iter().filter_map(|p| Some((p.end, p.sched_wait?))).collect();
             points.sort_by_key(|p| p.0);
-            counters.push(Counter {
-                kind: CounterKind::KernelWait { worker: w },
-                points,
-            });
+            counters.push(Counter::new(CounterKind::KernelWait { worker: w }, points));
         }
         let mut allocated: Vec<(u64, u64)> = trace.allocs.iter().map(|a| (a.ts, a.size)).collect();
         allocated.sort_by_key(|p| p.0);
-        counters.push(Counter {
-            kind: CounterKind::Allocated,
-            points: allocated,
-        });
-        counters.retain(|c| !c.points.is_empty());
+        counters.push(Counter::new(CounterKind::Allocated, allocated));
+        counters.retain(|c| !c.is_empty());
         let mut track = SpanTrack::default();
         for s in &spans.spans {
-            track.push(s.start, s.end, names.get(Some(s.name)));
+            track.push(s.start, s.end, names.get(Some(s.name)), 0);
         }
         track.assign_depths();
         let track = track.by_row();
@@ -379,7 +390,7 @@ impl FileTimeline {
             end: end.max(start),
             wall_start,
             strings: names.list,
-            tasks,
+            tasks: tasks.into_iter().collect(),
             task_loc,
             lanes,
             counters,
@@ -405,11 +416,10 @@ impl FileTimeline {
         let lanes: usize = self
             .lanes
             .iter()
-            .map(|l| l.polls.bytes() + 16 * l.parks.len() + 8 * (l.on_cpu.len() + l.off_cpu.len()))
+            .map(|l| l.polls.bytes() + l.parks.bytes() + l.on_cpu.bytes() + l.off_cpu.bytes())
             .sum();
-        let counters: usize = self.counters.iter().map(|c| 16 * c.points.len()).sum();
-        let spans = 8 * self.spans.len() + self.spans.dur.bytes() + 5 * self.spans.len();
-        lanes + counters + spans + self.tasks.len() * 12
+        let counters: usize = self.counters.iter().map(Counter::bytes).sum();
+        lanes + counters + self.spans.bytes() + self.tasks.bytes() + 4 * self.task_loc.len()
     }
 }
 
@@ -431,7 +441,7 @@ mod tests {
     fn spans_nest_by_an_explicit_stack() {
         let mut t = SpanTrack::default();
         for (s, e) in [(0, 10), (1, 8), (2, 3), (5, 6), (20, 30)] {
-            t.push(s, e, 0);
+            t.push(s, e, 0, 0);
         }
         t.assign_depths();
         assert_eq!(t.depth, vec![0, 1, 2, 2, 0]);
@@ -439,11 +449,11 @@ mod tests {
         let t = t.by_row();
         assert!(t.in_row_order());
         assert_eq!((t.row(0), t.row(1), t.row(2)), (0..2, 2..3, 3..5));
-        assert_eq!((t.start[1], t.end(1)), (20, 30));
+        assert_eq!((t.start(1), t.end(1)), (20, 30));
         // A chain nested deeper than the rows shares the last one.
         let n = 100_000u64;
         let mut deep = SpanTrack::default();
-        (0..n).for_each(|i| deep.push(i, 2 * n - i, 0));
+        (0..n).for_each(|i| deep.push(i, 2 * n - i, 0, 0));
         deep.assign_depths();
         assert_eq!(deep.rows(), MAX_SPAN_DEPTH);
     }

@@ -18,6 +18,18 @@ impl Colour {
     pub fn css(&self) -> String {
         format!("hsl({} {}% {}%)", self.hue, self.saturation, self.lightness)
     }
+
+    /// The same colour as sRGB bytes (CSS Color 4's HSL conversion).
+    pub fn rgb(&self) -> [u8; 3] {
+        let (s, l) = (f64::from(self.saturation) / 100.0, f64::from(self.lightness) / 100.0);
+        let a = s * l.min(1.0 - l);
+        let f = |n: f64| {
+            let k = (n + f64::from(self.hue) / 30.0) % 12.0;
+            let v = l - a * (k - 3.0).min(9.0 - k).clamp(-1.0, 1.0);
+            (v * 255.0).round() as u8
+        };
+        [f(0.0), f(8.0), f(4.0)]
+    }
 }
 
 /// FNV-1a: tiny, stable across platforms and releases (unlike `Hash`).
@@ -56,6 +68,19 @@ mod tests {
         assert_eq!(a, colour(Some("examples/metrics-service/src/main.rs:334:14")));
         assert_eq!(a.css(), format!("hsl({} 65% {}%)", a.hue, a.lightness));
         assert_eq!(colour(None).saturation, 0);
+        // As browsers turn hsl() into pixels.
+        let rgb = |hue, saturation, lightness| {
+            Colour {
+                hue,
+                saturation,
+                lightness,
+            }
+            .rgb()
+        };
+        assert_eq!(rgb(0, 0, 60), [153, 153, 153]);
+        assert_eq!(rgb(0, 65, 46), [194, 41, 41]);
+        assert_eq!(rgb(120, 65, 60), [87, 219, 87]);
+        assert_eq!(rgb(210, 65, 46), [41, 117, 194]);
         let distinct: std::collections::HashSet<_> =
             (0..40).map(|i| colour(Some(&format!("src/lib.rs:{i}:1")))).collect();
         assert!(distinct.len() >= 25, "{} colours for 40 locations", distinct.len());

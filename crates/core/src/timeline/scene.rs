@@ -233,7 +233,8 @@ impl Scene {
         let f = self.file_index(file)?;
         let lane = self.files[f].lanes.binary_search_by_key(&worker, |l| l.worker).ok()?;
         let polls = &self.files[f].lanes[lane].polls;
-        let poll = polls.start.binary_search(&start).ok()?;
+        let i = polls.starts().partition_point(0..polls.len(), |s| s < start);
+        let poll = (i < polls.len() && polls.start(i) == start).then_some(i)?;
         Some(PollRef { file: f, lane, poll })
     }
 
@@ -241,7 +242,7 @@ impl Scene {
     pub fn poll_span(&self, p: PollRef) -> (f64, f64) {
         let polls = &self.files[p.file].lanes[p.lane].polls;
         let map = self.maps[p.file];
-        (map.axis(polls.start[p.poll]), map.axis(polls.end(p.poll)))
+        (map.axis(polls.start(p.poll)), map.axis(polls.end(p.poll)))
     }
 
     /// A window showing `[start, end]` with room around it (the interval
