@@ -14,6 +14,9 @@
 //       decodes and analyzes); CORES=1 makes the page see one core, hence one
 //       worker doing it all (the A/B of that pipeline).
 //
+//   TRACE=file.json (demo, timeline): a Chrome trace of the last run's click
+//       to the timeline drawn, or of the pan/zoom frames.
+//
 //   node scripts/bench-browser.mjs timeline [COPIES=10] [STEPS=200]
 //       the timeline of COPIES copies of the demo trace (~100k polls each):
 //       paint time of each pan/zoom frame, p50/p95, and bytes per poll.
@@ -81,6 +84,34 @@ async function withBrowser(run) {
   }
 }
 
+/**
+ * Runs `measure()`; with TRACE=file.json, under a Chrome trace of the page
+ * written to that file (open it in Perfetto or chrome://tracing to see
+ * where a frame's time went).
+ */
+async function traced(page, measure) {
+  if (!process.env.TRACE) return measure();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReturnAsStream',
+    traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'blink', 'cc', 'viz', 'gpu', 'toplevel', 'benchmark', 'v8.execute'] },
+  });
+  const result = await measure();
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.end');
+  const { stream } = await done;
+  const out = fs.createWriteStream(process.env.TRACE);
+  for (;;) {
+    const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream });
+    out.write(base64Encoded ? Buffer.from(data, 'base64') : data);
+    if (eof) break;
+  }
+  await new Promise((resolve) => out.end(resolve));
+  await cdp.send('IO.close', { handle: stream });
+  console.log(`Chrome trace: ${process.env.TRACE}`);
+  return result;
+}
+
 async function demo(runs) {
   await withBrowser(async (context, url) => {
     const times = [];
@@ -117,8 +148,12 @@ async function demo(runs) {
         requestAnimationFrame(drawn);
         document.querySelector('[data-testid=open-demo]').addEventListener('click', () => (window.__click = performance.now()), { capture: true });
       });
-      await page.click('[data-testid=open-demo]');
-      await page.waitForFunction(() => window.__whole, null, { timeout: 120_000 });
+      // The last run under TRACE: click → the timeline drawn.
+      const click = async () => {
+        await page.click('[data-testid=open-demo]');
+        await page.waitForFunction(() => window.__whole && window.__timeline, null, { timeout: 120_000 });
+      };
+      await (i === runs - 1 ? traced(page, click) : click());
       const [ms, whole] = await page.evaluate(() => [window.__summary - window.__click, window.__whole - window.__click].map(Math.round));
       // The worker's own time for the file: gunzip, decode and analysis, in wasm.
       await page.waitForSelector('[data-testid=progress-row][data-analysis-ms]');
@@ -195,16 +230,7 @@ async function timelineBench(copies, steps) {
     const polls = Number(await tl.getAttribute('data-polls'));
     const bytes = Number(await tl.getAttribute('data-bytes'));
     const first = Number(await tl.getAttribute('data-paint-ms'));
-    // TRACE=file.json: a Chrome trace of the pan/zoom frames (open it in
-    // Perfetto or chrome://tracing to see where a slow frame's time went).
-    const cdp = process.env.TRACE ? await page.context().newCDPSession(page) : null;
-    if (cdp) {
-      await cdp.send('Tracing.start', {
-        transferMode: 'ReturnAsStream',
-        traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'blink', 'cc', 'viz', 'gpu', 'toplevel', 'benchmark', 'v8.execute'] },
-      });
-    }
-    const frames = await page.evaluate(async (n) => {
+    const frames = await traced(page, () => page.evaluate(async (n) => {
       const t = document.querySelector('[data-testid=timeline]');
       const c = document.querySelector('.tl-canvas');
       const r = c.getBoundingClientRect();
@@ -222,21 +248,7 @@ async function timelineBench(copies, steps) {
         last = now;
       }
       return out;
-    }, steps);
-    if (cdp) {
-      const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
-      await cdp.send('Tracing.end');
-      const { stream } = await done;
-      const out = fs.createWriteStream(process.env.TRACE);
-      for (;;) {
-        const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream });
-        out.write(base64Encoded ? Buffer.from(data, 'base64') : data);
-        if (eof) break;
-      }
-      await new Promise((resolve) => out.end(resolve));
-      await cdp.send('IO.close', { handle: stream });
-      console.log(`Chrome trace of the frames: ${process.env.TRACE}`);
-    }
+    }, steps));
     const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
     const paint = frames.map((f) => f[0]);
     const interval = frames.map((f) => f[1]);

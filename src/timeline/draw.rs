@@ -1,12 +1,15 @@
 //! Painting the timeline on a 2D canvas: what to draw comes from the core
 //! (`timeline::poll_marks` and friends, a bounded number of marks per lane
-//! whatever the zoom); this only turns marks into rectangles, batched by colour.
+//! whatever the zoom); this only turns marks into rectangles. Lanes, counter
+//! and span rows are filled as pixels in wasm and put once a row (thousands
+//! of canvas rectangles a frame cost more to raster than the pixels do);
+//! headers, text, the grid and the selection are canvas calls.
 
 use crate::canvas::{offscreen, pixel_ratio};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::timeline::{
-    self, Colour, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, park_marks, poll_marks,
-    span_marks, tick_marks,
+    self, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, park_marks, poll_marks, span_marks,
+    tick_marks,
 };
 use wasm_bindgen::Clamped;
 use web_sys::{CanvasRenderingContext2d as Ctx, ImageData};
@@ -171,8 +174,6 @@ pub struct Overlay {
 #[derive(Default)]
 pub struct Scratch {
     marks: Vec<Mark>,
-    rects: Vec<(Colour, f64, f64)>,
-    dense: Vec<(f64, f64, u32)>,
     ticks: Vec<f64>,
     points: Vec<(f64, u64)>,
     parks: Vec<(f64, f64)>,
@@ -313,50 +314,6 @@ fn density_alpha(count: u32) -> f64 {
     (0.35 + 0.15 * f64::from(count).log2()).min(0.9)
 }
 
-/// Marks → rectangles coloured by `colour(index)`, and density runs.
-fn split<'m>(
-    marks: impl IntoIterator<Item = &'m Mark>,
-    colour: impl Fn(u32) -> Colour,
-    rects: &mut Vec<(Colour, f64, f64)>,
-    dense: &mut Vec<(f64, f64, u32)>,
-) {
-    for m in marks {
-        match m.kind {
-            MarkKind::One(i) => rects.push((colour(i), m.x0, m.x1)),
-            MarkKind::Dense(c) => dense.push((m.x0, m.x1, c)),
-        }
-    }
-}
-
-/// Runs of intervals too narrow to draw apart: denser runs are darker.
-fn fill_dense(ctx: &Ctx, dense: &[(f64, f64, u32)], top: f64, h: f64, th: &Theme) {
-    ctx.set_fill_style_str(th.dense);
-    for &(x0, x1, count) in dense {
-        ctx.set_global_alpha(density_alpha(count));
-        ctx.fill_rect(x0.floor(), top, x1.ceil() - x0.floor(), h);
-    }
-    ctx.set_global_alpha(1.0);
-}
-
-/// Fills rectangles one path per colour (a colour change costs more than a rectangle).
-fn fill_by_colour(ctx: &Ctx, rects: &mut [(Colour, f64, f64)], top: f64, h: f64) {
-    rects.sort_unstable_by_key(|r| (r.0.hue, r.0.saturation, r.0.lightness));
-    let mut i = 0;
-    while i < rects.len() {
-        let colour = rects[i].0;
-        ctx.set_fill_style_str(&colour.css());
-        ctx.begin_path();
-        while i < rects.len() && rects[i].0 == colour {
-            // Whole pixels: no anti-aliased edges to raster.
-            let (_, x0, x1) = rects[i];
-            let x0 = x0.floor();
-            ctx.rect(x0, top, (x1.ceil() - x0).max(1.0), h);
-            i += 1;
-        }
-        ctx.fill();
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn counter_row(
     ctx: &Ctx,
@@ -411,7 +368,8 @@ fn counter_row(
 }
 
 /// Every span row of a group, from the rows' first (depth 0): each row as
-/// a worker's polls are (spans by name colour, narrow runs as density).
+/// a worker's polls are (spans by name colour, narrow runs as density), in
+/// one buffer of pixels, then the names of spans wide enough to hold one.
 #[allow(clippy::too_many_arguments)]
 fn span_rows(
     ctx: &Ctx,
@@ -424,31 +382,45 @@ fn span_rows(
     th: &Theme,
     s: &mut Scratch,
 ) {
-    ctx.set_font("10px system-ui, sans-serif");
+    let rows = scene
+        .rows
+        .iter()
+        .filter(|r| matches!(r.kind, RowKind::Spans { group: g, .. } if g == group))
+        .count();
+    let mut px = RowPixels::new(&mut s.pixels, width, rows as f64 * first.h, rgba(th.lane).0);
+    let (dense, _) = rgba(th.dense);
+    s.spans.clear();
+    // Each file's marks, appended in turn: (file, first mark).
+    let mut from = Vec::with_capacity(scene.groups[group].files.len());
     for &f in &scene.groups[group].files {
         let file = &scene.files[f];
-        s.spans.clear();
+        from.push((f, s.spans.len()));
         span_marks(&file.spans, scene.maps[f], view, width, &mut s.spans);
-        for marks in s.spans.chunk_by(|a, b| a.0 == b.0) {
-            let top = y + f64::from(marks[0].0) * first.h;
-            s.rects.clear();
-            s.dense.clear();
-            let colour = |i: u32| scene.string_colour[f][file.spans.name[i as usize] as usize];
-            split(marks.iter().map(|(_, m)| m), colour, &mut s.rects, &mut s.dense);
-            fill_by_colour(ctx, &mut s.rects, top + 1.0, first.h - 2.0);
-            fill_dense(ctx, &s.dense, top + 1.0, first.h - 2.0, th);
-            ctx.set_fill_style_str("#fff");
-            for (_, m) in marks.iter().filter(|(_, m)| m.x1 - m.x0 > 40.0) {
-                let MarkKind::One(i) = m.kind else { continue };
-                let name = file.spans.name[i as usize] as usize;
-                let x = m.x0.max(0.0) + 2.0;
-                let _ = ctx.fill_text_with_max_width(
-                    &file.strings[name],
-                    x,
-                    top + 10.5,
-                    (m.x1.min(width) - x - 2.0).max(0.0),
-                );
+        for &(depth, m) in &s.spans[from[from.len() - 1].1..] {
+            let top = f64::from(depth) * first.h + 1.0;
+            let (x0, x1, bottom) = (m.x0.floor(), m.x1.ceil(), top + first.h - 2.0);
+            match m.kind {
+                MarkKind::One(i) => {
+                    let colour = scene.string_colour[f][file.spans.name[i as usize] as usize];
+                    px.fill(x0, x1, top, bottom, colour.rgb(), 1.0);
+                }
+                MarkKind::Dense(count) => px.fill(x0, x1, top, bottom, dense, density_alpha(count)),
             }
+        }
+    }
+    px.put(ctx, y);
+    ctx.set_font("10px system-ui, sans-serif");
+    ctx.set_fill_style_str("#fff");
+    for (k, &(f, start)) in from.iter().enumerate() {
+        let end = from.get(k + 1).map_or(s.spans.len(), |n| n.1);
+        let file = &scene.files[f];
+        for &(depth, m) in s.spans[start..end].iter().filter(|(_, m)| m.x1 - m.x0 > 40.0) {
+            let MarkKind::One(i) = m.kind else { continue };
+            let name = file.spans.name[i as usize] as usize;
+            let x = m.x0.max(0.0) + 2.0;
+            let top = y + f64::from(depth) * first.h;
+            let _ =
+                ctx.fill_text_with_max_width(&file.strings[name], x, top + 10.5, (m.x1.min(width) - x - 2.0).max(0.0));
         }
     }
 }
