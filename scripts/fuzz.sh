@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Bounded fuzzing of the whole per-file path (fuzz/fuzz_targets/analyze.rs).
+# Bounded fuzzing: `analyze`, the whole per-file path
+# (fuzz/fuzz_targets/analyze.rs), or `answers`, what the page reads from
+# workers and S3 besides traces (fuzz/fuzz_targets/answers.rs).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]     (defaults: 60 s, analyze)
 # Env:   JOBS=N    parallel libFuzzer jobs (default 1; the machines have 2 cores)
@@ -33,21 +35,28 @@ if ! rustc --version | grep -q -- '-nightly'; then
   export RUSTC_BOOTSTRAP=1
 fi
 
-# Seed corpus from the fixtures (small inputs keep libFuzzer fast).
+# Seed corpus (small inputs keep libFuzzer fast): traces from the fixtures,
+# or the answers target's seeds (a timeline's bytes, S3 XML).
 corpus=$here/fuzz/corpus/$target
 mkdir -p "$corpus" "$here/fuzz/artifacts/$target"
-fx=tests/fixtures
-seed=$fx/rotation/trace.4.bin
-size=$(stat -c %s "$seed")
-cp "$seed" "$corpus/seed-trace4.bin"
-gzip -9nc "$seed" >"$corpus/seed-trace4.bin.gz"
-for frac in 1 2 3; do
-  head -c $((size * frac / 4)) "$seed" >"$corpus/seed-trace4-cut$frac.bin"
-done
-head -c 512 "$seed" >"$corpus/seed-trace4-head.bin"
-gzip -9nc "$seed" | head -c 4000 >"$corpus/seed-trace4-cut.bin.gz"
-s3=$(find "$fx/s3-bucket" -name '*.bin.gz' -size -64k | sort | head -n1)
-[ -n "$s3" ] && cp "$s3" "$corpus/seed-s3.bin.gz"
+if [ "$target" = analyze ]; then
+  fx=tests/fixtures
+  seed=$fx/rotation/trace.4.bin
+  size=$(stat -c %s "$seed")
+  cp "$seed" "$corpus/seed-trace4.bin"
+  gzip -9nc "$seed" >"$corpus/seed-trace4.bin.gz"
+  for frac in 1 2 3; do
+    head -c $((size * frac / 4)) "$seed" >"$corpus/seed-trace4-cut$frac.bin"
+  done
+  head -c 512 "$seed" >"$corpus/seed-trace4-head.bin"
+  gzip -9nc "$seed" | head -c 4000 >"$corpus/seed-trace4-cut.bin.gz"
+  s3=$(find "$fx/s3-bucket" -name '*.bin.gz' -size -64k | sort | head -n1)
+  [ -n "$s3" ] && cp "$s3" "$corpus/seed-s3.bin.gz"
+else
+  cp "$here/fuzz/seeds/$target/"* "$corpus/"
+fi
+dict=()
+[ -f "$here/fuzz/$target.dict" ] && dict=(-dict="$here/fuzz/$target.dict")
 
 log "building fuzz target $target (cargo fuzz, $(rustc --version))"
 cargo fuzz build "$target"
@@ -66,7 +75,7 @@ cargo fuzz run "$target" "$corpus" -- \
   -rss_limit_mb=2048 \
   -timeout=60 \
   -max_len=65536 \
-  -dict="$here/fuzz/analyze.dict" \
+  "${dict[@]}" \
   -artifact_prefix="$here/fuzz/artifacts/$target/" \
   -print_final_stats=1 \
   "${parallel[@]}"

@@ -35,6 +35,7 @@ D9LENS_DIST=target/dist-local node --test tests/e2e/
 if [ -x scripts/fuzz.sh ]; then
   step "bounded fuzzing"
   scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+  scripts/fuzz.sh "${FUZZ_ANSWERS_SECONDS:-30}" answers
 fi
 
 step "all tests passed"

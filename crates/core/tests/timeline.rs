@@ -50,6 +50,23 @@ fn bytes_round_trip_and_a_damaged_buffer_is_an_error() {
         bad[at] ^= 0xa5;
         let _ = timeline::decode(&bad);
     }
+    // Found by the answers fuzz target: a file that ends before it starts
+    // decoded, and placing it on the axis overflowed.
+    let backwards = FileTimeline {
+        start: 10,
+        end: 5,
+        ..FileTimeline::default()
+    };
+    let err = timeline::decode(&timeline::encode(&backwards)).unwrap_err();
+    assert!(err.to_string().contains("ends (5) before it starts (10)"), "{err}");
+    // Files whose clocks are as far apart as an i64 allows share one axis.
+    let far = |file: &str, wall| FileTimeline {
+        file: file.into(),
+        wall_start: Some(wall),
+        ..FileTimeline::default()
+    };
+    let scene = Scene::new(vec![far("a.bin", i64::MIN), far("b.bin", i64::MAX)]);
+    assert!(scene.total.is_finite() && scene.total > 0.0);
 }
 
 #[test]
@@ -430,4 +447,22 @@ fn allocations_over_time_hold_every_sampled_byte() {
     assert_eq!(sums.len(), 60);
     assert_eq!(sums.iter().sum::<u64>(), sampled);
     assert!(sums.iter().filter(|&&s| s > 0).count() > 10, "{sums:?}");
+}
+
+/// The answers fuzz target starts from a real timeline's bytes: kept in
+/// `fuzz/seeds/answers/` and current with the codec (a new codec version
+/// must regenerate it, with D9LENS_WRITE_FIXTURES=1).
+#[test]
+fn the_fuzz_seed_is_a_current_timeline() {
+    let (t, _) = timeline_of("rotation/trace.4.bin");
+    let bytes = d9lens_core::timeline::encode(&t);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/answers/timeline.bin");
+    if std::env::var_os("D9LENS_WRITE_FIXTURES").is_some() {
+        std::fs::write(&path, &bytes).unwrap();
+    }
+    assert!(
+        std::fs::read(&path).is_ok_and(|seed| seed == bytes),
+        "{}: regenerate with D9LENS_WRITE_FIXTURES=1",
+        path.display()
+    );
 }

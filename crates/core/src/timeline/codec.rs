@@ -211,6 +211,9 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
     }
     let file = r.str()?;
     let (start, end) = (r.u64()?, r.u64()?);
+    if end < start {
+        return Err(CodecError(format!("the file ends ({end}) before it starts ({start})")));
+    }
     let wall_start = match (r.u8()?, r.u64()? as i64) {
         (0, _) => None,
         (_, w) => Some(w),

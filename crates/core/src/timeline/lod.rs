@@ -34,7 +34,7 @@ impl AxisMap {
             .map(|&(file_start, wall)| AxisMap {
                 file_start,
                 offset: match (wall, origin) {
-                    (Some(w), Some(o)) => (w - o) as f64,
+                    (Some(w), Some(o)) => w.saturating_sub(o) as f64,
                     _ => 0.0,
                 },
             })

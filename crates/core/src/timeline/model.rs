@@ -312,10 +312,11 @@ impl FileTimeline {
         active_tasks: &[(u64, u64)],
     ) -> FileTimeline {
         let (start, end) = trace.bounds.unwrap_or((0, 0));
-        let wall_start = trace
-            .clock_anchors
-            .first()
-            .map(|&(mono, wall)| wall.saturating_add(start as i64 - mono as i64));
+        let wall_start = trace.clock_anchors.first().map(|&(mono, wall)| {
+            // In i128: a hostile anchor is any u64 away from the start.
+            let at = i128::from(wall) + i128::from(start) - i128::from(mono);
+            at.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        });
         let mut names = Names {
             trace,
             ids: FastMap::default(),
