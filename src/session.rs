@@ -6,6 +6,7 @@ use crate::clock::now_ms;
 use crate::protocol::Phase;
 use crate::worker_pool::{self, Job, Pool, PoolEvent, Source};
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
+use d9lens_core::analysis::interim::{Interim, Next};
 use d9lens_core::analysis::{Merger, Options, crash};
 use d9lens_core::report::{FileError, Report};
 use d9lens_core::timeline::{self, FileTimeline, Scene};
@@ -100,8 +101,11 @@ pub struct AppState {
     /// The report of the window brushed on the timeline, once its files have
     /// answered: the sections show it instead of the whole report's.
     pub window_report: RwSignal<Option<Arc<Report>>>,
-    /// The timeline of the run's files, set with the report.
+    /// The timeline of the run's files, set with the final report.
     pub scene: RwSignal<Option<Arc<Scene>>>,
+    /// While the report shown is an interim one (a run of several files,
+    /// not all in): how many files it merges, of how many.
+    pub merged: RwSignal<Option<(usize, usize)>>,
     pub running: RwSignal<bool>,
     pub stats: RwSignal<Option<RunStats>>,
     /// A page-level message (e.g. "no trace files in that folder").
@@ -140,6 +144,15 @@ struct Run {
     timelines: Vec<FileTimeline>,
     /// Questions about files of this run waiting for their answer.
     inspecting: HashMap<u32, Answer>,
+    /// When to show the report of the files in so far.
+    interim: Interim,
+}
+
+impl Run {
+    /// Files merged, of the run's files.
+    fn merged(&self) -> (usize, usize) {
+        (self.merger.as_ref().map_or(0, Merger::len), self.files)
+    }
 }
 
 type Answer = Box<dyn FnOnce(Result<InspectAnswer, String>)>;
@@ -153,6 +166,7 @@ impl AppState {
             baseline: RwSignal::new(None),
             window_report: RwSignal::new(None),
             scene: RwSignal::new(None),
+            merged: RwSignal::new(None),
             running: RwSignal::new(false),
             stats: RwSignal::new(None),
             notice: RwSignal::new(None),
@@ -318,6 +332,7 @@ impl AppState {
         });
         self.report.set(None);
         self.scene.set(None);
+        self.merged.set(None);
         self.stats.set(None);
         self.running.set(true);
         ctl.pool.submit(jobs);
@@ -404,6 +419,7 @@ impl AppState {
         self.errors.set(Vec::new());
         self.report.set(None);
         self.scene.set(None);
+        self.merged.set(None);
         self.stats.set(None);
         self.notice.set(None);
         self.running.set(true);
@@ -531,6 +547,12 @@ impl AppState {
                 if let Some(error) = error {
                     self.errors.update(|errors| errors.push(error));
                 }
+                let next = {
+                    let mut run = run.borrow_mut();
+                    let (merged, total) = run.merged();
+                    run.interim.merged(merged, total, now_ms())
+                };
+                self.interim(run, next);
             }
             PoolEvent::Failed { message, .. } => self.failed(run, id, message),
             // The browser's words for a dead worker, in words about the file (core policy).
@@ -542,6 +564,42 @@ impl AppState {
             }
         }
         self.finish_if_done(run);
+    }
+
+    /// Acts on the interim cadence: shows the report of the files in so
+    /// far, or asks again when the timer it starts fires.
+    fn interim(&self, run: &Rc<RefCell<Run>>, next: Next) {
+        match next {
+            Next::Now => {
+                let (report, merged) = {
+                    let run = run.borrow();
+                    let Some(merger) = run.merger.as_ref().filter(|_| !run.pending.is_empty()) else {
+                        return; // the final report comes
+                    };
+                    (merger.finish(), run.merged())
+                };
+                self.report.set(Some(Arc::new(report)));
+                self.merged.set(Some(merged));
+            }
+            Next::After(ms) => {
+                let (state, run, started) = (*self, run.clone(), run.borrow().started_ms);
+                set_timeout(
+                    move || {
+                        let next = {
+                            let mut run = run.borrow_mut();
+                            if run.started_ms != started {
+                                return; // another run since
+                            }
+                            let (merged, total) = run.merged();
+                            run.interim.fired(merged, total, now_ms())
+                        };
+                        state.interim(&run, next);
+                    },
+                    std::time::Duration::from_millis(ms.ceil() as u64),
+                );
+            }
+            Next::Wait => {}
+        }
     }
 
     fn finish_if_done(&self, run: &Rc<RefCell<Run>>) {
@@ -577,6 +635,7 @@ impl AppState {
             self.report.set(Some(Arc::new(report)));
         }
         self.scene.set(scene.map(Arc::new));
+        self.merged.set(None);
         self.stats.set(Some(stats));
         self.running.set(false);
     }

@@ -48,8 +48,34 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
         )
     });
     let whole = report.clone();
+    // A run of several files: how much of it the report covers (a line kept
+    // from the first interim report to the final one: nothing jumps).
+    let in_report = report.files.len();
+    let coverage = move || {
+        let files = state.rows.with(Vec::len);
+        match state.merged.get() {
+            Some((merged, total)) => Some(view! {
+                <p class="report-progress" data-testid="report-progress" data-merged=merged.to_string() role="status">
+                    {format!("Partial report: {merged} of {total} files merged so far; it refines as the others arrive.")}
+                    <button type="button" class="link-button" data-testid="report-stop" on:click=move |_| state.cancel()>
+                        "Stop here"
+                    </button>
+                </p>
+            }.into_any()),
+            None if files > 1 => Some(view! {
+                <p class="report-progress" data-testid="report-progress" data-merged=in_report.to_string()>
+                    {match in_report == files {
+                        true => format!("All {files} files merged."),
+                        false => format!("{in_report} of {files} files merged; {} stopped or failed.", files - in_report),
+                    }}
+                </p>
+            }.into_any()),
+            None => None,
+        }
+    };
     view! {
-        <div class="report" data-testid="report">
+        <div class="report" data-testid="report" data-partial=move || state.merged.get().map(|(m, t)| format!("{m}/{t}"))>
+            {coverage}
             {overview::view(&report, state)}
             {move || state.scene.get().map(|scene| view! { <TimelinePanel state=state scene=scene /> })}
             {move || {

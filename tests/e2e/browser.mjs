@@ -113,9 +113,19 @@ export async function dropFiles(page, files) {
   }, payload);
 }
 
-/** The summary, worker-utilization and long-poll numbers the page shows. */
-export async function shownNumbers(page) {
-  await page.locator('[data-testid=section-long-polls]').waitFor({ timeout: REPORT_TIMEOUT });
+/**
+ * The report of the whole run: a run of several files first shows interim
+ * reports (`data-partial`), each covering the files in so far.
+ */
+export const FINAL_REPORT = '[data-testid=report]:not([data-partial])';
+
+/**
+ * The summary, worker-utilization and long-poll numbers the page shows, once
+ * the final report is in (`partial`: those of the interim report shown).
+ */
+export async function shownNumbers(page, { partial = false } = {}) {
+  const report = partial ? '[data-testid=report][data-partial]' : FINAL_REPORT;
+  await page.locator(`${report} [data-testid=section-long-polls]`).waitFor({ timeout: REPORT_TIMEOUT });
   const text = async (id) => (await page.locator(`[data-testid=${id}]`).first().textContent())?.trim();
   const longPolls = page.locator('[data-testid=section-long-polls]');
   const none = /None found/.test(await longPolls.innerText());

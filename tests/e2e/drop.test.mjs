@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { REPORT_TIMEOUT, assertClean, dropFiles, fixtures, openPage as open, out, startBrowser, workersReady } from './browser.mjs';
+import { FINAL_REPORT, REPORT_TIMEOUT, assertClean, dropFiles, fixtures, openPage as open, out, startBrowser, workersReady } from './browser.mjs';
 
 let browser;
 
@@ -118,7 +118,7 @@ test('crafted stacks (100,000 frames deep; 30 million frames once expanded) give
   const { page, problems } = await openPage();
   const crafted = ['crafted-deep-stack.bin.gz', 'crafted-inline-chain.bin.gz'];
   await dropFiles(page, crafted.map((name) => ({ name, bytes: fs.readFileSync(path.join(fixtures, name)) })));
-  await page.locator('[data-testid=section-cpu-hotspots]').waitFor({ timeout: REPORT_TIMEOUT });
+  await page.locator(`${FINAL_REPORT} [data-testid=section-cpu-hotspots]`).waitFor({ timeout: REPORT_TIMEOUT });
   for (const name of crafted) {
     assert.equal(await page.locator(`[data-testid=progress-row][data-file="${name}"]`).getAttribute('data-status'), 'done');
   }
@@ -143,7 +143,7 @@ test('a corrupt file is reported by name while the healthy one is still analyzed
     { name: 'corrupt.bin', bytes: corrupt },
     { name: 'healthy.bin', bytes: fs.readFileSync(path.join(fixtures, 'healthy.bin')) },
   ]);
-  await page.locator('[data-testid=report]').waitFor({ timeout: REPORT_TIMEOUT });
+  await page.locator(FINAL_REPORT).waitFor({ timeout: REPORT_TIMEOUT });
   const errors = page.locator('[data-testid=errors]');
   await errors.waitFor();
   const error = errors.locator('[data-testid=error][data-file="corrupt.bin"]');

@@ -638,7 +638,7 @@ test('sample N spreads N segments over the window, and equals the CLI', { timeou
   await page.close();
 });
 
-test('cancel stops the downloads, the report covers what finished, and retry completes it', { timeout: 240_000 }, async () => {
+test('the report of the files in shows before the last one, stop keeps it, and retry completes it', { timeout: 240_000 }, async () => {
   const { page } = await openPage();
   await clearCache(page);
   await connect(page);
@@ -656,9 +656,19 @@ test('cancel stops the downloads, the report covers what finished, and retry com
     null,
     { timeout: REPORT_TIMEOUT },
   );
+  // An interim report covers the five, as the CLI reports those five.
+  const progress = page.locator('[data-testid=report-progress]');
+  await page.locator('[data-testid=report-progress][data-merged="5"]').waitFor({ timeout: REPORT_TIMEOUT });
+  assert.match(await progress.textContent(), /Partial report: 5 of 7 files merged so far/);
+  assert.equal(await page.getAttribute('[data-testid=report]', 'data-partial'), '5/7');
+  const interim = await shownNumbers(page, { partial: true });
+  await progress.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+  await page.screenshot({ path: path.join(out, 'interim-report.png') });
   const cancelledAt = performance.now();
-  await page.click('[data-testid=s3-cancel]');
+  await page.click('[data-testid=report-stop]');
   const shown = await shownNumbers(page);
+  assert.deepEqual(shown, interim, 'stopping keeps what was merged');
+  assert.match(await progress.textContent(), /^5 of 7 files merged; 2 stopped or failed\.$/);
   const rows = await page
     .locator('[data-testid=progress-row]')
     .evaluateAll((els) => els.map((e) => [e.getAttribute('data-file'), e.getAttribute('data-status')]));
@@ -684,6 +694,7 @@ test('cancel stops the downloads, the report covers what finished, and retry com
   );
   const all = await shownNumbers(page);
   assert.deepEqual(all, (await cli(await analyzedKeys(page))).numbers, 'retried into the same report');
+  assert.equal(await progress.textContent(), 'All 7 files merged.');
   assert.equal(await page.locator('[data-testid=errors]').count(), 0);
   await page.close();
 });

@@ -32,4 +32,5 @@ pub fn sample_evenly<T: Clone>(items: &[T], n: usize) -> Vec<T> {
 pub mod crash;
 pub mod diagnose;
 pub mod inspect;
+pub mod interim;
 pub mod zoom;
