@@ -8,8 +8,8 @@
 use crate::canvas::{offscreen, pixel_ratio};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::timeline::{
-    self, Mark, MarkKind, PollRef, Row, RowKind, Scene, View, counter_marks, park_marks, poll_marks, span_marks,
-    tick_marks,
+    self, Mark, MarkKind, PollRef, Row, RowKind, RowPixels, Scene, View, counter_marks, park_marks, poll_marks,
+    span_marks, tick_marks,
 };
 use wasm_bindgen::Clamped;
 use web_sys::{CanvasRenderingContext2d as Ctx, ImageData};
@@ -90,73 +90,26 @@ fn rgba(css: &str) -> ([u8; 3], f64) {
     }
 }
 
-/// A row's pixels at the device's ratio: the rectangles of a lane or a
-/// counter are filled here and put on the canvas at once (a canvas call and
-/// a blend each cost more than the pixels).
-struct RowPixels<'a> {
-    /// RGBA, one word per pixel (the bytes in memory order, as `ImageData` takes them).
-    buf: &'a mut Vec<u32>,
-    w: usize,
-    h: usize,
-    dpr: f64,
-}
-
-/// A colour as the word `RowPixels` holds.
-fn word([r, g, b]: [u8; 3]) -> u32 {
-    u32::from_ne_bytes([r, g, b, 255])
-}
-
-impl<'a> RowPixels<'a> {
-    fn new(buf: &'a mut Vec<u32>, width: f64, height: f64, background: [u8; 3]) -> RowPixels<'a> {
-        let dpr = pixel_ratio();
-        let (w, h) = ((width * dpr).round() as usize, (height * dpr).round() as usize);
-        buf.clear();
-        buf.resize(w * h, word(background));
-        RowPixels { buf, w, h, dpr }
-    }
-
-    /// Fills CSS pixels `[x0, x1) × [y0, y1)` of the row with `colour` at `alpha`.
-    fn fill(&mut self, x0: f64, x1: f64, y0: f64, y1: f64, colour: [u8; 3], alpha: f64) {
-        let at = |v: f64, most: usize| ((v * self.dpr).round().max(0.0) as usize).min(most);
-        let (x0, x1) = (at(x0, self.w), at(x1, self.w).max(at(x0, self.w) + 1).min(self.w));
-        let (y0, y1) = (at(y0, self.h), at(y1, self.h));
-        // Blending in 8-bit fixed point: the colour's share of each channel.
-        let a = (alpha.clamp(0.0, 1.0) * 256.0).round() as u32;
-        let over = colour.map(|c| u32::from(c) * a);
-        for line in y0..y1 {
-            let row = &mut self.buf[line * self.w + x0..line * self.w + x1];
-            if a >= 256 {
-                row.fill(word(colour));
-                continue;
-            }
-            for px in row {
-                let [r, g, b, _] = px.to_ne_bytes();
-                let mix = |i: usize, under: u8| ((over[i] + u32::from(under) * (256 - a) + 128) >> 8) as u8;
-                *px = word([mix(0, r), mix(1, g), mix(2, b)]);
-            }
-        }
-    }
-
-    /// Puts the row on the canvas with its top at `y` (CSS), but for what
-    /// lies under the time axis.
-    fn put(&self, ctx: &Ctx, y: f64) {
-        let hidden = ((AXIS_H - y).max(0.0) * self.dpr).round().min(self.h as f64);
-        // SAFETY: any u32 is 4 initialized bytes; the slice covers the same memory.
-        let bytes = unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), 4 * self.buf.len()) };
-        let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(bytes), self.w as u32, self.h as u32)
-        else {
-            return;
-        };
-        let _ = ctx.put_image_data_with_dirty_x_and_dirty_y_and_dirty_width_and_dirty_height(
-            &image,
-            0.0,
-            (y * self.dpr).round(),
-            0.0,
-            hidden,
-            self.w as f64,
-            self.h as f64 - hidden,
-        );
-    }
+/// Puts a row's pixels on the canvas with its top at `y` (CSS), but for
+/// what lies under the time axis.
+fn put(ctx: &Ctx, px: &RowPixels, y: f64) {
+    let ((w, h), scale) = (px.size(), px.scale());
+    let hidden = ((AXIS_H - y).max(0.0) * scale).round().min(h as f64);
+    let words = px.words();
+    // SAFETY: any u32 is 4 initialized bytes; the slice covers the same memory.
+    let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 4 * words.len()) };
+    let Ok(image) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(bytes), w as u32, h as u32) else {
+        return;
+    };
+    let _ = ctx.put_image_data_with_dirty_x_and_dirty_y_and_dirty_width_and_dirty_height(
+        &image,
+        0.0,
+        (y * scale).round(),
+        0.0,
+        hidden,
+        w as f64,
+        h as f64 - hidden,
+    );
 }
 
 /// What a frame shows besides the scene, and which rows are in sight.
@@ -273,7 +226,7 @@ fn worker_row(
     s: &mut Scratch,
 ) {
     let (top, h) = (3.0, row.h - 6.0);
-    let mut px = RowPixels::new(&mut s.pixels, width, row.h, rgba(background).0);
+    let mut px = RowPixels::new(&mut s.pixels, width, row.h, pixel_ratio(), rgba(background).0);
     for (f, l) in scene.lanes_of(group, worker) {
         let lane = &scene.files[f].lanes[l];
         let map = scene.maps[f];
@@ -306,7 +259,7 @@ fn worker_row(
             }
         }
     }
-    px.put(ctx, y);
+    put(ctx, &px, y);
 }
 
 /// How dark a run of `count` intervals too narrow to draw apart is drawn.
@@ -343,7 +296,7 @@ fn counter_row(
     // once (a rectangle each would cost a canvas call and a blend each).
     // A bar per pixel column.
     let (bottom, tallest) = (row.h - 2.0, row.h - 6.0);
-    let mut px = RowPixels::new(&mut s.pixels, width, row.h, rgba(th.lane).0);
+    let mut px = RowPixels::new(&mut s.pixels, width, row.h, pixel_ratio(), rgba(th.lane).0);
     let (bar, _) = rgba(th.counter);
     for (f, c) in counters {
         s.points.clear();
@@ -354,7 +307,7 @@ fn counter_row(
             px.fill(x, next, bottom - v as f64 / max * tallest, bottom, bar, 0.55);
         }
     }
-    px.put(ctx, y);
+    put(ctx, &px, y);
     ctx.set_fill_style_str(th.grid);
     ctx.fill_rect(0.0, y + row.h - 1.0, width, 1.0);
     ctx.set_fill_style_str(th.muted);
@@ -387,7 +340,13 @@ fn span_rows(
         .iter()
         .filter(|r| matches!(r.kind, RowKind::Spans { group: g, .. } if g == group))
         .count();
-    let mut px = RowPixels::new(&mut s.pixels, width, rows as f64 * first.h, rgba(th.lane).0);
+    let mut px = RowPixels::new(
+        &mut s.pixels,
+        width,
+        rows as f64 * first.h,
+        pixel_ratio(),
+        rgba(th.lane).0,
+    );
     let (dense, _) = rgba(th.dense);
     s.spans.clear();
     // Each file's marks, appended in turn: (file, first mark).
@@ -408,7 +367,7 @@ fn span_rows(
             }
         }
     }
-    px.put(ctx, y);
+    put(ctx, &px, y);
     ctx.set_font("10px system-ui, sans-serif");
     ctx.set_fill_style_str("#fff");
     for (k, &(f, start)) in from.iter().enumerate() {

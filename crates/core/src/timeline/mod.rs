@@ -1,7 +1,8 @@
 //! The timeline: each file's polls, parks, samples, counters and spans in
 //! compact columns (`model`, of `column`s), moved as bytes (`codec`), placed with other
 //! files on one axis (`scene`), how busy each worker was over it (`load`), navigated (`view`) and reduced to what a
-//! window of some pixels can show (`lod`), with stable colours (`palette`).
+//! window of some pixels can show (`lod`), with stable colours (`palette`),
+//! and filled as pixels a row at a time (`pixels`).
 
 mod codec;
 mod column;
@@ -10,6 +11,7 @@ mod load;
 mod lod;
 mod model;
 mod palette;
+mod pixels;
 mod scene;
 mod view;
 
@@ -20,5 +22,6 @@ pub use load::{LaneLoad, counter_sums, worker_load};
 pub use lod::{AxisMap, Mark, MarkKind, counter_marks, park_marks, poll_at, poll_marks, span_marks, tick_marks};
 pub use model::{Counter, CounterKind, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC, Polls, SpanTrack};
 pub use palette::{Colour, colour};
+pub use pixels::{Rgb, RowPixels};
 pub use scene::{DEFAULT_RUNTIME, Group, PollRef, Row, RowKind, Scene, group_label};
 pub use view::{NavKey, View, parse_time, ticks};
