@@ -8,7 +8,7 @@
 use crate::canvas::{offscreen, pixel_ratio};
 use d9lens_core::fmt::fmt_dur;
 use d9lens_core::timeline::{
-    self, Mark, MarkKind, PollRef, Row, RowKind, RowPixels, Scene, View, counter_marks, park_marks, poll_marks,
+    self, Mark, MarkKind, PollRef, Rgb, Row, RowKind, RowPixels, Scene, View, counter_marks, park_marks, poll_marks,
     span_marks, tick_marks,
 };
 use wasm_bindgen::Clamped;
@@ -225,35 +225,31 @@ fn worker_row(
     background: &str,
     s: &mut Scratch,
 ) {
-    let (top, h) = (3.0, row.h - 6.0);
+    let (top, bottom) = (3.0, row.h - 3.0);
+    let (park, park_alpha) = rgba(th.park);
+    let dense = rgba(th.dense).0;
+    // On-CPU samples along the top, off-CPU along the bottom.
+    let ticks = [(rgba(th.on_cpu).0, 0.0), (rgba(th.off_cpu).0, row.h - 3.0)];
     let mut px = RowPixels::new(&mut s.pixels, width, row.h, pixel_ratio(), rgba(background).0);
     for (f, l) in scene.lanes_of(group, worker) {
         let lane = &scene.files[f].lanes[l];
         let map = scene.maps[f];
         // Parks: a thin line through the middle (the worker slept).
-        let (park, alpha) = rgba(th.park);
         s.parks.clear();
         park_marks(&lane.parks, map, view, width, &mut s.parks);
         for &(x0, x1) in &s.parks {
-            px.fill(x0, x1, row.h / 2.0 - 0.5, row.h / 2.0 + 0.5, park, alpha);
+            px.fill(x0, x1, row.h / 2.0 - 0.5, row.h / 2.0 + 0.5, park, park_alpha);
         }
         s.marks.clear();
         poll_marks(&lane.polls, map, view, width, &mut s.marks);
-        let (dense, _) = rgba(th.dense);
         for m in &s.marks {
-            let (x0, x1) = (m.x0.floor(), m.x1.ceil());
-            match m.kind {
-                MarkKind::One(i) => {
-                    let colour = scene.task_colour[f][lane.polls.task[i as usize] as usize];
-                    px.fill(x0, x1, top, top + h, colour.rgb(), 1.0);
-                }
-                MarkKind::Dense(count) => px.fill(x0, x1, top, top + h, dense, density_alpha(count)),
-            }
+            fill_mark(&mut px, m, top, bottom, dense, |i| {
+                scene.task_colour[f][lane.polls.task[i as usize] as usize].rgb()
+            });
         }
-        for (times, colour, at) in [(&lane.on_cpu, th.on_cpu, 0.0), (&lane.off_cpu, th.off_cpu, row.h - 3.0)] {
+        for (times, (colour, at)) in [&lane.on_cpu, &lane.off_cpu].into_iter().zip(ticks) {
             s.ticks.clear();
             tick_marks(times, map, view, width, &mut s.ticks);
-            let (colour, _) = rgba(colour);
             for &x in &s.ticks {
                 px.fill(x, x + 1.0, at, at + 3.0, colour, 1.0);
             }
@@ -262,9 +258,18 @@ fn worker_row(
     put(ctx, &px, y);
 }
 
-/// How dark a run of `count` intervals too narrow to draw apart is drawn.
-fn density_alpha(count: u32) -> f64 {
-    (0.35 + 0.15 * f64::from(count).log2()).min(0.9)
+/// A mark of a lane or a span row between `top` and `bottom`: one interval
+/// in its colour, or a run too narrow to draw apart in `dense`, darker the
+/// more it holds.
+fn fill_mark(px: &mut RowPixels, m: &Mark, top: f64, bottom: f64, dense: Rgb, colour: impl FnOnce(u32) -> Rgb) {
+    let (x0, x1) = (m.x0.floor(), m.x1.ceil());
+    match m.kind {
+        MarkKind::One(i) => px.fill(x0, x1, top, bottom, colour(i), 1.0),
+        MarkKind::Dense(count) => {
+            let alpha = (0.35 + 0.15 * f64::from(count).log2()).min(0.9);
+            px.fill(x0, x1, top, bottom, dense, alpha);
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -294,7 +299,6 @@ fn counter_row(
     let max = counters.iter().filter_map(|(_, c)| c.max()).max().unwrap_or(0).max(1) as f64;
     // A bar per pixel column: drawn into the row's own pixels and put at
     // once (a rectangle each would cost a canvas call and a blend each).
-    // A bar per pixel column.
     let (bottom, tallest) = (row.h - 2.0, row.h - 6.0);
     let mut px = RowPixels::new(&mut s.pixels, width, row.h, pixel_ratio(), rgba(th.lane).0);
     let (bar, _) = rgba(th.counter);
@@ -355,16 +359,11 @@ fn span_rows(
         let file = &scene.files[f];
         from.push((f, s.spans.len()));
         span_marks(&file.spans, scene.maps[f], view, width, &mut s.spans);
-        for &(depth, m) in &s.spans[from[from.len() - 1].1..] {
-            let top = f64::from(depth) * first.h + 1.0;
-            let (x0, x1, bottom) = (m.x0.floor(), m.x1.ceil(), top + first.h - 2.0);
-            match m.kind {
-                MarkKind::One(i) => {
-                    let colour = scene.string_colour[f][file.spans.name[i as usize] as usize];
-                    px.fill(x0, x1, top, bottom, colour.rgb(), 1.0);
-                }
-                MarkKind::Dense(count) => px.fill(x0, x1, top, bottom, dense, density_alpha(count)),
-            }
+        for (depth, m) in &s.spans[from[from.len() - 1].1..] {
+            let top = f64::from(*depth) * first.h + 1.0;
+            fill_mark(&mut px, m, top, top + first.h - 2.0, dense, |i| {
+                scene.string_colour[f][file.spans.name[i as usize] as usize].rgb()
+            });
         }
     }
     put(ctx, &px, y);
