@@ -36,7 +36,7 @@ if ! rustc --version | grep -q -- '-nightly'; then
 fi
 
 # Seed corpus (small inputs keep libFuzzer fast): traces from the fixtures,
-# or the answers target's seeds (a timeline's bytes, S3 XML).
+# or the answers target's seeds (a file's outcome and timeline as bytes, S3 XML).
 corpus=$here/fuzz/corpus/$target
 mkdir -p "$corpus" "$here/fuzz/artifacts/$target"
 if [ "$target" = analyze ]; then

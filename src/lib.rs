@@ -23,6 +23,7 @@ pub mod site;
 pub mod timeline;
 pub mod units;
 pub mod url_state;
+pub mod warm_up;
 pub mod worker;
 pub mod worker_pool;
 

@@ -90,10 +90,8 @@ fn row_view(row: FileRow) -> impl IntoView {
         .map(|ms| format!(" in {}", units::elapsed(ms)))
         .unwrap_or_default();
     let analysis_ms = row.analysis_ms.map(|ms| format!("{ms:.1}"));
-    // When its result reached the page (the browser benchmark's clock).
-    let done_at = row.done_at.map(|ms| format!("{ms:.1}"));
     view! {
-        <tr data-testid="progress-row" data-status=status.key() data-file=file data-analysis-ms=analysis_ms data-done-at=done_at data-workers=workers>
+        <tr data-testid="progress-row" data-status=status.key() data-file=file data-analysis-ms=analysis_ms data-workers=workers>
             <td class="file">{row.name}</td>
             <td class="num">{size}</td>
             <td class="num">{decoded}</td>

@@ -15,7 +15,7 @@
 //! would be lost, so the pool only hands work to workers that said `Ready`.
 
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
-use d9lens_core::analysis::{FileOutcome, Options};
+use d9lens_core::analysis::{FileOutcome, Options, wire};
 use d9lens_core::container::ContainerError;
 use d9lens_core::s3::cached::CachedObject;
 use d9lens_core::s3::catalog::{CatalogSummary, Selection};
@@ -77,12 +77,13 @@ pub enum ToWorker {
         #[serde(skip)]
         from: Option<web_sys::MessagePort>,
     },
-    /// Get ready for files while idle (no answer): run the analyzer on a
-    /// small trace so the browser optimizes its code, and grow the heap to
-    /// `heap_bytes`, touching every page. Sent by the pool, never to the
-    /// catalog worker.
+    /// Get ready for files while idle: run the analyzer on a small trace so
+    /// the browser optimizes its code, and grow the heap to `heap_bytes`,
+    /// touching every page. With `page`, answer [`FromWorker::WarmedUp`] with
+    /// that trace's outcome so the page readies its own code too; else no
+    /// answer. Sent by the pool, never to the catalog worker.
     #[serde(rename_all = "camelCase")]
-    WarmUp { heap_bytes: u64 },
+    WarmUp { heap_bytes: u64, page: bool },
     /// A request to the catalog worker, answered by [`FromWorker::Catalog`] with the same `id`.
     #[serde(rename_all = "camelCase")]
     Catalog { id: u32, request: CatalogRequest },
@@ -277,12 +278,19 @@ pub enum FromWorker {
     #[serde(rename_all = "camelCase")]
     Done {
         id: u32,
-        outcome: FileOutcome,
         analysis_ms: f64,
-        /// The file's timeline (`d9lens_core::timeline::encode`), when asked
-        /// for: not part of the JSON, transferred beside it as an `ArrayBuffer`.
+        /// With its timeline, when asked for. Not part of the JSON: its
+        /// bytes (`d9lens_core::analysis::wire`) are transferred beside it.
         #[serde(skip)]
-        timeline: Option<Vec<u8>>,
+        outcome: FileOutcome,
+    },
+    /// The outcome of the warm-up trace with its timeline, for a `WarmUp`
+    /// with `page`, as the bytes a `Done` carries (`wire`): the page runs its
+    /// side of a file's answer on them, decoding included.
+    #[serde(rename_all = "camelCase")]
+    WarmedUp {
+        #[serde(skip)]
+        outcome: Vec<u8>,
     },
     /// The answer to an `inspect` request.
     #[serde(rename_all = "camelCase")]
@@ -368,11 +376,12 @@ pub fn decode_to_worker(data: &JsValue) -> Result<ToWorker, ProtocolError> {
     Ok(msg)
 }
 
-/// A worker → main message as posted: its JSON header, and a timeline's
-/// bytes beside it (moved out of wasm memory once, then transferred).
+/// A worker → main message as posted: its JSON header, and a file's
+/// outcome beside it as bytes (moved out of wasm memory once, then transferred).
 pub fn encode_from_worker(mut msg: FromWorker) -> (JsValue, js_sys::Array) {
     let bytes = match &mut msg {
-        FromWorker::Done { timeline, .. } => timeline.take(),
+        FromWorker::Done { outcome, .. } => Some(wire::encode(&std::mem::take(outcome))),
+        FromWorker::WarmedUp { outcome } => Some(std::mem::take(outcome)),
         _ => None,
     };
     let obj = js_sys::Object::new();
@@ -394,10 +403,18 @@ pub fn decode_from_worker(data: &JsValue) -> Result<FromWorker, ProtocolError> {
         .ok_or_else(|| ProtocolError("worker message has no header".into()))?;
     let mut msg: FromWorker =
         serde_json::from_str(&text).map_err(|e| ProtocolError(format!("bad worker message: {e}")))?;
-    if let FromWorker::Done { timeline, .. } = &mut msg {
-        *timeline = get(BYTES)
+    let bytes = || {
+        get(BYTES)
             .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
-            .map(|b| js_sys::Uint8Array::new(&b).to_vec());
+            .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+            .ok_or_else(|| ProtocolError("a file's answer has no outcome".into()))
+    };
+    match &mut msg {
+        FromWorker::Done { outcome, .. } => {
+            *outcome = wire::decode(&bytes()?).map_err(|e| ProtocolError(e.to_string()))?;
+        }
+        FromWorker::WarmedUp { outcome } => *outcome = bytes()?,
+        _ => {}
     }
     Ok(msg)
 }

@@ -9,7 +9,7 @@ use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::interim::{Interim, Next};
 use d9lens_core::analysis::{Merger, Options, crash};
 use d9lens_core::report::{FileError, Report};
-use d9lens_core::timeline::{self, FileTimeline, Scene};
+use d9lens_core::timeline::{FileTimeline, Scene};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -77,8 +77,6 @@ pub struct FileRow {
     pub cached: bool,
     /// The worker's own time for the file (gunzip, decode, analysis), once done.
     pub analysis_ms: Option<f64>,
-    /// When the page got the file's result (`performance.now()`).
-    pub done_at: Option<f64>,
 }
 
 /// A finished run, for the status line.
@@ -509,22 +507,14 @@ impl AppState {
             }),
             PoolEvent::Inspected { .. } => {}
             PoolEvent::Done {
-                outcome,
+                mut outcome,
                 analysis_ms,
-                timeline,
                 ..
             } => {
                 let error = outcome.error.clone();
-                let timeline = timeline.map(|bytes| timeline::decode(&bytes));
                 {
                     let mut run = run.borrow_mut();
-                    match timeline {
-                        Some(Ok(t)) => run.timelines.push(t),
-                        Some(Err(e)) => {
-                            web_sys::console::error_1(&format!("d9lens: {}: {e}", outcome.partial.file).into())
-                        }
-                        None => {}
-                    }
+                    run.timelines.extend(outcome.timeline.take());
                     run.pending.remove(&id);
                     if error.is_none() || outcome.events > 0 {
                         run.usable += 1;
@@ -542,7 +532,6 @@ impl AppState {
                     row.events = outcome.events;
                     row.error = error.as_ref().map(|e| e.message.clone());
                     row.analysis_ms = Some(analysis_ms);
-                    row.done_at = Some(now_ms());
                 });
                 if let Some(error) = error {
                     self.errors.update(|errors| errors.push(error));
@@ -660,7 +649,6 @@ impl FileRow {
             error: None,
             cached: false,
             analysis_ms: None,
-            done_at: None,
         }
     }
 }

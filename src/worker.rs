@@ -5,12 +5,12 @@
 use crate::clock::{epoch_ms, now_ms};
 use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker};
 use d9lens_core::analysis::inspect::{self, InspectQuery};
-use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file};
+use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file, wire};
 use d9lens_core::container::{self, Container, Unpack};
 use d9lens_core::s3::catalog::Catalog;
 use d9lens_core::s3::listing_plan::ListingPlan;
 use d9lens_core::s3::{ListPage, parse_list_page};
-use d9lens_core::{timeline, trace};
+use d9lens_core::trace;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -82,7 +82,7 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
                 message: "a decode request came without its channel".into(),
             }),
         },
-        ToWorker::WarmUp { heap_bytes } => warm_up(heap_bytes),
+        ToWorker::WarmUp { heap_bytes, page } => warm_up(heap_bytes, page, &mut post),
         ToWorker::Catalog { id, request } => post(FromWorker::Catalog {
             id,
             reply: catalog(request),
@@ -216,19 +216,17 @@ fn analyze(id: u32, name: &str, options: &Options, bytes: Vec<u8>, post: &mut dy
 
 /// Posts the outcome of a file `file_bytes` long; `analysis_ms`: the
 /// workers' time for it.
-fn done(id: u32, file_bytes: u64, mut outcome: FileOutcome, analysis_ms: f64, post: &mut dyn FnMut(FromWorker)) {
+fn done(id: u32, file_bytes: u64, outcome: FileOutcome, analysis_ms: f64, post: &mut dyn FnMut(FromWorker)) {
     post(FromWorker::Progress {
         id,
         phase: Phase::Analyzing,
         bytes: file_bytes,
         events: outcome.events,
     });
-    let timeline = outcome.timeline.take().map(|t| timeline::encode(&t));
     post(FromWorker::Done {
         id,
-        outcome,
         analysis_ms,
-        timeline,
+        outcome,
     });
 }
 
@@ -386,11 +384,23 @@ const WARM_UP_RUNS: usize = 8;
 /// to `heap_bytes`, writing every page, and frees it: wasm memory never
 /// shrinks, so a big file reuses these pages instead of faulting in fresh
 /// ones (the demo trace: ~165 → ~155 ms on two workers). Jobs that arrive
-/// meanwhile wait in the message queue.
-fn warm_up(heap_bytes: u64) {
-    for _ in 0..WARM_UP_RUNS {
-        let outcome = analyze_file("warm-up.bin.gz", WARM_UP_TRACE, &Options::default());
-        debug_assert!(outcome.error.is_none());
+/// meanwhile wait in the message queue. With `page`, the outcome goes to
+/// the page, which readies its own code on it (`crate::warm_up`).
+fn warm_up(heap_bytes: u64, page: bool, post: &mut dyn FnMut(FromWorker)) {
+    let options = Options {
+        timeline: page,
+        ..Options::default()
+    };
+    let run = || analyze_file("warm-up.bin.gz", WARM_UP_TRACE, &options);
+    let mut outcome = run();
+    for _ in 1..WARM_UP_RUNS {
+        outcome = run();
+    }
+    debug_assert!(outcome.error.is_none());
+    if page {
+        post(FromWorker::WarmedUp {
+            outcome: wire::encode(&outcome),
+        });
     }
     let heap = vec![1u8; usize::try_from(heap_bytes).unwrap_or(0)];
     std::hint::black_box(heap);

@@ -68,10 +68,9 @@ pub enum PoolEvent {
     },
     Done {
         id: u32,
+        /// With its timeline, when asked for.
         outcome: FileOutcome,
         analysis_ms: f64,
-        /// The file's timeline, as the worker encoded it.
-        timeline: Option<Vec<u8>>,
     },
     Inspected {
         id: u32,
@@ -224,6 +223,8 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 slot.ready = true;
                 let warm_up = protocol::ToWorker::WarmUp {
                     heap_bytes: warm_heap_bytes(index),
+                    // One worker's warm-up trace readies the page's code too.
+                    page: index == 0,
                 };
                 if let Err(err) = slot.worker.post_message(&protocol::encode_to_worker(warm_up).0) {
                     web_sys::console::error_2(&"d9lens: could not warm up a worker".into(), &err);
@@ -246,15 +247,17 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 id,
                 outcome,
                 analysis_ms,
-                timeline,
             } => {
                 slot.busy = None;
                 Some(PoolEvent::Done {
                     id,
                     outcome,
                     analysis_ms,
-                    timeline,
                 })
+            }
+            FromWorker::WarmedUp { outcome } => {
+                crate::warm_up::page(outcome);
+                None
             }
             FromWorker::Inspected { id, answer } => {
                 slot.busy = None;

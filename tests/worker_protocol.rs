@@ -78,6 +78,12 @@ fn transferring_the_buffer_detaches_it_from_the_sender() {
 #[wasm_bindgen_test]
 fn worker_messages_round_trip() {
     let outcome = analyze_file("t.bin", SMALL_TRACE, &Options::default());
+    let timeline = Options {
+        timeline: true,
+        ..Options::default()
+    };
+    let with_timeline = analyze_file("t.bin", SMALL_TRACE, &timeline);
+    assert!(with_timeline.timeline.is_some());
     let messages = vec![
         FromWorker::Ready,
         FromWorker::Progress {
@@ -96,13 +102,11 @@ fn worker_messages_round_trip() {
             id: 3,
             outcome: outcome.clone(),
             analysis_ms: 12.5,
-            timeline: None,
         },
         FromWorker::Done {
             id: 5,
-            outcome: outcome.clone(),
+            outcome: with_timeline,
             analysis_ms: 1.0,
-            timeline: Some((0..=255u8).collect()),
         },
         FromWorker::Inspected {
             id: 6,
@@ -115,17 +119,34 @@ fn worker_messages_round_trip() {
     ];
     for msg in messages {
         let (js, transfer) = protocol::encode_from_worker(msg.clone());
-        let has_bytes = matches!(&msg, FromWorker::Done { timeline: Some(_), .. });
+        let has_bytes = matches!(&msg, FromWorker::Done { .. });
         assert_eq!(
             transfer.length(),
             u32::from(has_bytes),
-            "a timeline moves beside the JSON"
+            "a file's outcome moves beside the JSON"
         );
         let back = protocol::decode_from_worker(&js).unwrap();
         assert_eq!(format!("{msg:?}"), format!("{back:?}"));
     }
     assert!(protocol::decode_from_worker(&"{\"bogus\":{}}".into()).is_err());
     assert!(protocol::decode_from_worker(&wasm_bindgen::JsValue::from_f64(1.0)).is_err());
+    // A file's answer whose outcome is missing or unreadable is an error the
+    // pool turns into that file's failure.
+    let (js, _) = protocol::encode_from_worker(FromWorker::Done {
+        id: 3,
+        outcome,
+        analysis_ms: 1.0,
+    });
+    js_sys::Reflect::set(
+        &js,
+        &"bytes".into(),
+        &js_sys::Uint8Array::from(&b"D9FO\x01junk"[..]).buffer(),
+    )
+    .unwrap();
+    let err = protocol::decode_from_worker(&js).unwrap_err();
+    assert!(err.0.contains("bad file outcome"), "{err}");
+    js_sys::Reflect::delete_property(js.unchecked_ref::<js_sys::Object>(), &"bytes".into()).unwrap();
+    assert!(protocol::decode_from_worker(&js).is_err());
 }
 
 /// The outcome and time of file `id` in the last message posted, which must be its `Done`.
@@ -192,7 +213,10 @@ fn handler_says_inflating_for_gzip_and_reports_a_corrupt_file_as_an_error() {
 
 #[wasm_bindgen_test]
 fn a_warm_up_request_is_not_answered_and_leaves_the_worker_analyzing() {
-    let (msg, _) = protocol::encode_to_worker(ToWorker::WarmUp { heap_bytes: 8 << 20 });
+    let (msg, _) = protocol::encode_to_worker(ToWorker::WarmUp {
+        heap_bytes: 8 << 20,
+        page: false,
+    });
     assert!(run_handler(&msg).is_empty());
     let (msg, _) = protocol::encode_to_worker(analyze_request(13, "trace.4.bin", SMALL_TRACE));
     let posted = run_handler(&msg);
@@ -201,6 +225,32 @@ fn a_warm_up_request_is_not_answered_and_leaves_the_worker_analyzing() {
         outcome.events,
         analyze_file("trace.4.bin", SMALL_TRACE, &Options::default()).events
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_warm_up_for_the_page_answers_with_an_outcome_the_page_readies_itself_on() {
+    let (msg, _) = protocol::encode_to_worker(ToWorker::WarmUp {
+        heap_bytes: 0,
+        page: true,
+    });
+    let posted = run_handler(&msg);
+    let [FromWorker::WarmedUp { .. }] = posted.as_slice() else {
+        panic!("one answer: {posted:?}")
+    };
+    // The page gets the outcome's bytes as they were posted: a whole
+    // outcome of the warm-up trace, with its timeline.
+    let back = protocol::decode_from_worker(&protocol::encode_from_worker(posted[0].clone()).0).unwrap();
+    let FromWorker::WarmedUp { outcome } = back else {
+        panic!("{back:?}")
+    };
+    let answer = d9lens_core::analysis::wire::decode(&outcome).unwrap();
+    assert!(answer.error.is_none() && answer.events > 1000, "{:?}", answer.error);
+    assert!(answer.timeline.is_some_and(|t| !t.lanes.is_empty()));
+    // The page's side runs in tasks; the page stays usable meanwhile and after.
+    d9lens_web::warm_up::page(outcome);
+    sleep(400).await;
+    let posted = run_handler(&protocol::encode_to_worker(analyze_request(14, "trace.4.bin", SMALL_TRACE)).0);
+    assert!(last_done(14, &posted).0.error.is_none());
 }
 
 #[wasm_bindgen_test]
@@ -452,13 +502,20 @@ fn the_page_gets_each_files_timeline_and_answers_to_its_questions() {
         options.timeline = true;
     }
     let posted = run_handler(&protocol::encode_to_worker(request).0);
-    let Some(FromWorker::Done {
-        timeline: Some(bytes), ..
-    }) = posted.last()
-    else {
-        panic!("a Done with the timeline: {posted:?}")
+    let Some(FromWorker::Done { outcome, .. }) = posted.last() else {
+        panic!("a Done: {posted:?}")
     };
-    let timeline = d9lens_core::timeline::decode(bytes).expect("the worker's bytes decode");
+    let back = protocol::decode_from_worker(&protocol::encode_from_worker(posted.last().unwrap().clone()).0);
+    let Ok(FromWorker::Done {
+        outcome: FileOutcome {
+            timeline: Some(timeline),
+            ..
+        },
+        ..
+    }) = back
+    else {
+        panic!("the outcome reaches the page with its timeline: {outcome:?}")
+    };
     let lane = timeline.lanes.first().expect("a worker lane");
     let (worker, start) = (lane.worker, lane.polls.start(0));
 

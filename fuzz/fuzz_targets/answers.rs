@@ -1,10 +1,12 @@
 //! Arbitrary bytes → what the page reads from outside itself besides trace
-//! files: a worker's timeline bytes (decoded, then placed and reduced for
-//! drawing at a few zooms), and S3's and STS's answers (a listing page, an
-//! error body, an AssumeRole response). Any panic, abort or OOM is a bug; a
-//! timeline that decodes must encode to the same bytes' meaning.
+//! files: a worker's answer for a file (its outcome, `analysis::wire`), a
+//! timeline's bytes (decoded, then placed and reduced for drawing at a few
+//! zooms), and S3's and STS's answers (a listing page, an error body, an
+//! AssumeRole response). Any panic, abort or OOM is a bug; a timeline or an
+//! outcome that decodes must encode to bytes that decode again.
 #![no_main]
 
+use d9lens_core::analysis::wire;
 use d9lens_core::s3::{S3Error, parse_assume_role_response, parse_list_page};
 use d9lens_core::timeline::{
     self, CounterKind, MarkKind, Scene, View, counter_marks, park_marks, poll_at, poll_marks, span_marks, tick_marks,
@@ -63,6 +65,12 @@ fuzz_target!(|data: &[u8]| {
         let _ = worker_load(&scene, 100);
         let _ = timeline::counter_sums(&scene, CounterKind::Allocated, 100);
         let _ = scene.legend(8);
+    }
+    if let Ok(outcome) = wire::decode(data) {
+        assert!(
+            wire::decode(&wire::encode(&outcome)).is_ok(),
+            "a decoded outcome survives its bytes"
+        );
     }
     let _ = parse_list_page(data);
     let _ = S3Error::from_response(403, &[], data);

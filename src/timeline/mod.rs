@@ -46,6 +46,31 @@ struct Drag {
     moved: bool,
 }
 
+/// A frame of `scene` on a canvas outside the page, each call zoomed in a
+/// little further (`crate::warm_up`): the first timeline shown runs warm code.
+pub fn warm_up(scene: Scene) -> impl FnMut() {
+    const WIDTH: f64 = 1200.0;
+    let height = draw::AXIS_H + scene.height;
+    let canvas = crate::canvas::offscreen(WIDTH as u32, height.ceil() as u32, 1.0);
+    let (th, mut s) = (draw::theme(), draw::Scratch::default());
+    let overlay = draw::Overlay {
+        top: 0.0,
+        height,
+        selected: None,
+        brush: None,
+    };
+    let mut view = scene.view();
+    move || {
+        let Some((_, ctx)) = &canvas else { return };
+        draw::frame(ctx, &scene, &view, WIDTH, &overlay, &th, &mut s);
+        draw::overview(ctx, &scene, &view, WIDTH, OVERVIEW_H, &th, &mut s);
+        view = match view.span() > view.total / 1000.0 {
+            true => view.zoom(2.0, 1.0 / 3.0),
+            false => scene.view(),
+        };
+    }
+}
+
 #[component]
 pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
     let focus = use_context::<Focus>();

@@ -9,8 +9,8 @@ use crate::trace::{DecodeFailure, ParsedTrace, TraceParser, parse_trace};
 use serde::{Deserialize, Serialize};
 
 /// The result of analyzing one file: its partial (possibly from the events
-/// before a decode error) and the error, if any.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// before a decode error) and the error, if any. On the wire: `wire`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileOutcome {
     pub partial: Partial,
@@ -18,7 +18,7 @@ pub struct FileOutcome {
     pub raw_bytes: u64,
     pub events: u64,
     /// The file's timeline, when asked for (`Options::timeline`); it travels
-    /// as bytes of its own (`timeline::encode`), never in this JSON.
+    /// in columns of its own (`timeline::encode`), not through serde.
     #[serde(skip)]
     pub timeline: Option<FileTimeline>,
 }

@@ -33,4 +33,5 @@ pub mod crash;
 pub mod diagnose;
 pub mod inspect;
 pub mod interim;
+pub mod wire;
 pub mod zoom;

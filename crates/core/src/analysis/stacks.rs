@@ -158,16 +158,10 @@ pub struct Group {
     pub count: u64,
     pub stack: Vec<FrameId>,
     /// The poll the group's first sample landed in (in-poll blocking stacks).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Moment>,
     /// In-poll blocking stacks: how long their samples' threads stayed off
     /// the CPU, as far as the trace tells (`workers::off_cpu_ns`).
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub blocked_ns: u64,
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
 }
 
 /// Groups by symbols (`deduplicateSamples`), in first-occurrence order: the
