@@ -200,23 +200,25 @@ async function demo(runs) {
 }
 
 /**
- * The timeline at scale: COPIES copies of the demo trace dropped together
- * (each ~100k polls on 4 workers, all on one wall-clock axis), then STEPS
+ * The timeline at scale: COPIES copies of the demo trace (or of FILE, a
+ * path from the repository's root) dropped together (each demo ~100k polls
+ * on 4 workers, all on one wall-clock axis), then STEPS
  * frames of wheel zoom and key pans dispatched one per animation frame.
  * Printed: the paint time of the first frame, each frame's paint time (the
  * page's own `data-paint-ms`: level of detail + drawing) and the interval
  * between frames, p50/p95, and the timeline's bytes per poll in the page.
  */
 /**
- * Opens the page at 1400 × 1000 with `copies` copies of the demo trace
- * dropped on it, runs `measure(page)` and cleans up.
+ * Opens the page at 1400 × 1000 with `copies` copies of the demo trace (or
+ * of FILE) dropped on it, runs `measure(page)` and cleans up.
  */
 async function withDemoCopies(copies, measure) {
-  const demoTrace = path.join(root, 'tests/fixtures/demo-trace.bin');
+  const source = path.resolve(root, process.env.FILE ?? 'tests/fixtures/demo-trace.bin');
+  const ext = source.endsWith('.gz') ? '.bin.gz' : '.bin';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-copies-'));
   const files = Array.from({ length: copies }, (_, i) => {
-    const f = path.join(dir, `demo-${String(i).padStart(2, '0')}.bin`);
-    fs.copyFileSync(demoTrace, f);
+    const f = path.join(dir, `copy-${String(i).padStart(3, '0')}${ext}`);
+    fs.copyFileSync(source, f);
     return f;
   });
   try {
@@ -265,7 +267,7 @@ async function timelineBench(copies, steps) {
     const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
     const paint = frames.map((f) => f[0]);
     const interval = frames.map((f) => f[1]);
-    console.log(`${copies} × demo-trace.bin: ${polls} polls, timeline data ${(bytes / polls).toFixed(1)} bytes per poll (${(bytes / 1e6).toFixed(1)} MB)`);
+    console.log(`${copies} × ${path.basename(process.env.FILE ?? 'demo-trace.bin')}: ${polls} polls, timeline data ${(bytes / polls).toFixed(1)} bytes per poll (${(bytes / 1e6).toFixed(1)} MB)`);
     console.log(`first frame painted in ${first.toFixed(1)} ms`);
     const oneVsync = interval.filter((t) => t < 17.5).length / interval.length;
     console.log(`${steps} pan/zoom frames: paint p50 ${pct(paint, 50).toFixed(1)} ms, p95 ${pct(paint, 95).toFixed(1)} ms; frame interval p50 ${pct(interval, 50).toFixed(1)} ms, p90 ${pct(interval, 90).toFixed(1)} ms, p95 ${pct(interval, 95).toFixed(1)} ms (${(100 * oneVsync).toFixed(0)}% of frames in one vsync)`);

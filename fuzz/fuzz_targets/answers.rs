@@ -25,7 +25,7 @@ fn draw(scene: &Scene, view: &View, width: f64) {
             poll_marks(&lane.polls, map, view, width, &mut marks);
             for m in &marks {
                 if let MarkKind::One(i) = m.kind {
-                    let task = lane.polls.task[i as usize];
+                    let task = lane.polls.task.get(i as usize);
                     let _ = (file.tasks.get(task as usize), file.task_loc(task));
                 }
             }
@@ -40,7 +40,7 @@ fn draw(scene: &Scene, view: &View, width: f64) {
         span_marks(&file.spans, map, view, width, &mut spans);
         for (_, m) in &spans {
             if let MarkKind::One(i) = m.kind {
-                let _ = file.loc(file.spans.name[i as usize]);
+                let _ = file.loc(file.spans.name.get(i as usize));
             }
         }
     }

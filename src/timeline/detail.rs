@@ -52,7 +52,7 @@ fn ask<V: IntoView + 'static>(
 pub fn PollDetail(state: AppState, scene: Arc<Scene>, poll: PollRef) -> impl IntoView {
     let f = &scene.files[poll.file];
     let lane = &f.lanes[poll.lane];
-    let task = lane.polls.task[poll.poll];
+    let task = lane.polls.task.get(poll.poll);
     let (start, dur) = (lane.polls.start(poll.poll), lane.polls.dur(poll.poll));
     let answer = ask(
         state,

@@ -244,7 +244,7 @@ fn worker_row(
         poll_marks(&lane.polls, map, view, width, &mut s.marks);
         for m in &s.marks {
             fill_mark(&mut px, m, top, bottom, dense, |i| {
-                scene.task_colour[f][lane.polls.task[i as usize] as usize].rgb()
+                scene.task_colour[f][lane.polls.task.get(i as usize) as usize].rgb()
             });
         }
         for (times, (colour, at)) in [&lane.on_cpu, &lane.off_cpu].into_iter().zip(ticks) {
@@ -362,7 +362,7 @@ fn span_rows(
         for (depth, m) in &s.spans[from[from.len() - 1].1..] {
             let top = f64::from(*depth) * first.h + 1.0;
             fill_mark(&mut px, m, top, top + first.h - 2.0, dense, |i| {
-                scene.string_colour[f][file.spans.name[i as usize] as usize].rgb()
+                scene.string_colour[f][file.spans.name.get(i as usize) as usize].rgb()
             });
         }
     }
@@ -374,7 +374,7 @@ fn span_rows(
         let file = &scene.files[f];
         for &(depth, m) in s.spans[start..end].iter().filter(|(_, m)| m.x1 - m.x0 > 40.0) {
             let MarkKind::One(i) = m.kind else { continue };
-            let name = file.spans.name[i as usize] as usize;
+            let name = file.spans.name.get(i as usize) as usize;
             let x = m.x0.max(0.0) + 2.0;
             let top = y + f64::from(depth) * first.h;
             let _ =

@@ -232,7 +232,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
         let s = &describe_scene;
         let f = &s.files[p.file];
         let lane = &f.lanes[p.lane];
-        let task = lane.polls.task[p.poll];
+        let task = lane.polls.task.get(p.poll);
         let (a, b) = s.poll_span(p);
         let wall = s
             .wall_origin

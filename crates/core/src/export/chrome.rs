@@ -118,7 +118,7 @@ fn flows(t: &FileTimeline, wakes: &[Wake]) -> Vec<Flow> {
     let mut by_task: Vec<(u32, u64, u32, u32)> = Vec::with_capacity(t.poll_count());
     for (k, lane) in t.lanes.iter().enumerate() {
         let p = &lane.polls;
-        by_task.extend((0..p.len()).map(|i| (p.task[i], p.start(i), k as u32, i as u32)));
+        by_task.extend((0..p.len()).map(|i| (p.task.get(i), p.start(i), k as u32, i as u32)));
     }
     by_task.sort_unstable();
     wakes
@@ -133,7 +133,7 @@ fn flows(t: &FileTimeline, wakes: &[Wake]) -> Vec<Flow> {
                     .partition_point(0..l.polls.len(), |s| s <= w.ts)
                     .checked_sub(1)?;
                 let (start, dur) = (l.polls.start(i), l.polls.dur(i));
-                let inside = l.polls.task[i] == waker && w.ts < start.saturating_add(dur);
+                let inside = l.polls.task.get(i) == waker && w.ts < start.saturating_add(dur);
                 let at = if w.ts > start {
                     w.ts
                 } else {
@@ -226,7 +226,7 @@ fn write_file<W: Write>(
         out.meta("thread_sort_index", pid, Some(tid), MetaArgs::sort_index(k as u64))?;
         let p = &lane.polls;
         for i in 0..p.len() {
-            let task = p.task[i];
+            let task = p.task.get(i);
             out.event(&Slice {
                 ph: "X",
                 cat: "poll",
@@ -250,7 +250,7 @@ fn write_file<W: Write>(
     let mut rows = 0;
     for i in 0..s.len() {
         let (start, end) = (s.start(i), s.end(i));
-        let row = match u64::from(s.depth[i]) {
+        let row = match u64::from(s.depth(i)) {
             d if d < last => d,
             _ => {
                 // By start within the row: the first thread free by now.
@@ -266,7 +266,7 @@ fn write_file<W: Write>(
         out.event(&Slice {
             ph: "X",
             cat: "span",
-            name: t.loc(s.name[i]).unwrap_or("span"),
+            name: t.loc(s.name.get(i)).unwrap_or("span"),
             pid,
             tid: base + row,
             ts: us(axis, start),
@@ -474,7 +474,7 @@ mod tests {
             wall_start,
             strings: vec!["src/a.rs:1:1".into(), HOSTILE.into(), "request".into()],
             tasks: [7, 8, 9].into_iter().collect(),
-            task_loc: vec![0, 1, crate::timeline::NO_LOC],
+            task_loc: [0, 1, crate::timeline::NO_LOC].into_iter().collect(),
             ..FileTimeline::default()
         };
         let mut w0 = Lane {

@@ -3,11 +3,11 @@
 //! it back with every count and index checked (a bad buffer is an error,
 //! never a panic or an allocation larger than the buffer).
 
-use super::column::{Blocked, Narrow, Slices};
+use super::column::{Blocked, Indices, Narrow, Slices};
 use super::model::{Counter, CounterKind, FileTimeline, Lane, NO_LOC, Polls, SpanTrack};
 
 const MAGIC: &[u8; 4] = b"D9TL";
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodecError(pub String);
@@ -23,10 +23,6 @@ struct Writer(Vec<u8>);
 impl Writer {
     fn u8(&mut self, v: u8) {
         self.0.push(v);
-    }
-    fn bytes(&mut self, v: &[u8]) {
-        self.len(v.len());
-        self.0.extend_from_slice(v);
     }
     fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_le_bytes());
@@ -66,6 +62,19 @@ impl Writer {
     fn slices(&mut self, s: &Slices) {
         self.blocked(s.starts());
         self.narrow(s.durations());
+    }
+    fn indices(&mut self, ix: &Indices) {
+        match ix {
+            Indices::Short(v) => {
+                self.u8(2);
+                self.len(v.len());
+                v.iter().for_each(|x| self.0.extend_from_slice(&x.to_le_bytes()));
+            }
+            Indices::Wide(v) => {
+                self.u8(4);
+                self.u32s(v);
+            }
+        }
     }
     fn opt_str(&mut self, s: Option<&str>) {
         self.u8(u8::from(s.is_some()));
@@ -119,9 +128,6 @@ impl<'a> Reader<'a> {
             .map(|c| f(c.try_into().expect("N bytes")))
             .collect())
     }
-    fn bytes(&mut self) -> Result<Vec<u8>, CodecError> {
-        self.column(|[b]: [u8; 1]| b)
-    }
     fn narrow(&mut self) -> Result<Narrow, CodecError> {
         let short = self.u32s()?;
         let long = self.column(|c: [u8; 12]| {
@@ -143,6 +149,13 @@ impl<'a> Reader<'a> {
     }
     fn u32s(&mut self) -> Result<Vec<u32>, CodecError> {
         self.column(u32::from_le_bytes)
+    }
+    fn indices(&mut self) -> Result<Indices, CodecError> {
+        match self.u8()? {
+            2 => Ok(Indices::Short(self.column(u16::from_le_bytes)?)),
+            4 => Ok(Indices::Wide(self.u32s()?)),
+            w => Err(CodecError(format!("indices {w} bytes wide"))),
+        }
     }
     fn u64s(&mut self) -> Result<Vec<u64>, CodecError> {
         self.column(u64::from_le_bytes)
@@ -172,13 +185,13 @@ pub fn encode(t: &FileTimeline) -> Vec<u8> {
     w.len(t.strings.len());
     t.strings.iter().for_each(|s| w.str(s));
     w.blocked(&t.tasks);
-    w.u32s(&t.task_loc);
+    w.indices(&t.task_loc);
     w.len(t.lanes.len());
     for l in &t.lanes {
         w.u64(l.worker);
         w.opt_str(l.runtime.as_deref());
         w.slices(l.polls.slices());
-        w.u32s(&l.polls.task);
+        w.indices(&l.polls.task);
         w.slices(&l.parks);
         w.blocked(&l.on_cpu);
         w.blocked(&l.off_cpu);
@@ -199,8 +212,8 @@ pub fn encode(t: &FileTimeline) -> Vec<u8> {
         w.narrow(value);
     }
     w.slices(t.spans.slices());
-    w.u32s(&t.spans.name);
-    w.bytes(&t.spans.depth);
+    w.indices(&t.spans.name);
+    w.u32s(t.spans.ends());
     w.0
 }
 
@@ -221,14 +234,14 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
     let n = r.count(4)?;
     let strings = (0..n).map(|_| r.str()).collect::<Result<Vec<_>, _>>()?;
     let tasks = r.blocked()?;
-    let task_loc = r.u32s()?;
+    let task_loc = r.indices()?;
     let bad = |what: &str| CodecError(format!("{what} out of range"));
     let mut lanes = Vec::new();
     for _ in 0..r.count(8)? {
         let worker = r.u64()?;
         let runtime = r.opt_str()?;
-        let (at, task) = (r.slices()?, r.u32s()?);
-        if task.iter().any(|&t| t as usize >= tasks.len()) {
+        let (at, task) = (r.slices()?, r.indices()?);
+        if task.iter().any(|t| t as usize >= tasks.len()) {
             return Err(bad("a poll's task"));
         }
         let polls = Polls::from_columns(at, task)
@@ -256,13 +269,13 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
             .ok_or_else(|| CodecError(format!("{} columns disagree", kind.label())))?;
         counters.push(counter);
     }
-    let (at, name, depth) = (r.slices()?, r.u32s()?, r.bytes()?);
-    let spans = SpanTrack::from_columns(at, name, depth)
+    let (at, name, ends) = (r.slices()?, r.indices()?, r.u32s()?);
+    let spans = SpanTrack::from_columns(at, name, ends)
         .ok_or_else(|| CodecError("span columns disagree (lengths, rows or order)".into()))?;
-    if task_loc.len() != tasks.len() || task_loc.iter().any(|&l| l != NO_LOC && l as usize >= strings.len()) {
+    if task_loc.len() != tasks.len() || task_loc.iter().any(|l| l != NO_LOC && l as usize >= strings.len()) {
         return Err(bad("a task's spawn location"));
     }
-    if spans.name.iter().any(|&s| s as usize >= strings.len()) {
+    if spans.name.iter().any(|s| s as usize >= strings.len()) {
         return Err(bad("a span's name"));
     }
     if r.at != bytes.len() {

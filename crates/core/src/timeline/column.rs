@@ -1,7 +1,8 @@
 //! Columns of `u64` in about 4 bytes a value, so the page holds a million
 //! polls' timeline in a few megabytes: `Narrow` for values that are mostly
 //! small (durations, counter values), `Blocked` for values close to their
-//! neighbours (times in order, task ids as first seen).
+//! neighbours (times in order, task ids as first seen); and `Indices`, table
+//! indices in 2 bytes while the table is small.
 
 use std::ops::Range;
 
@@ -229,9 +230,98 @@ impl Slices {
     }
 }
 
+/// Indices into a table (tasks, strings): 2 bytes each while every one
+/// fits, 4 once one does not (the column widens whole, once). `NONE` (no
+/// entry) keeps its meaning in either width.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Indices {
+    Short(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl Default for Indices {
+    fn default() -> Self {
+        Indices::Short(Vec::new())
+    }
+}
+
+impl Indices {
+    /// No entry (`u32::MAX`), stored as `u16::MAX` while short.
+    pub const NONE: u32 = u32::MAX;
+
+    pub fn len(&self) -> usize {
+        match self {
+            Indices::Short(v) => v.len(),
+            Indices::Wide(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            Indices::Short(v) => match v[i] {
+                u16::MAX => Self::NONE,
+                x => u32::from(x),
+            },
+            Indices::Wide(v) => v[i],
+        }
+    }
+
+    pub fn push(&mut self, v: u32) {
+        let short = match v {
+            Self::NONE => Some(u16::MAX),
+            v => u16::try_from(v).ok().filter(|&x| x != u16::MAX),
+        };
+        match (&mut *self, short) {
+            (Indices::Short(s), Some(x)) => s.push(x),
+            (Indices::Short(_), None) => {
+                *self = Indices::Wide(self.iter().collect());
+                self.push(v);
+            }
+            (Indices::Wide(w), _) => w.push(v),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    pub fn bytes(&self) -> usize {
+        match self {
+            Indices::Short(v) => 2 * v.len(),
+            Indices::Wide(v) => 4 * v.len(),
+        }
+    }
+}
+
+impl FromIterator<u32> for Indices {
+    fn from_iter<I: IntoIterator<Item = u32>>(values: I) -> Indices {
+        let mut out = Indices::default();
+        values.into_iter().for_each(|v| out.push(v));
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indices_take_two_bytes_until_one_does_not_fit() {
+        let mut ix: Indices = [0, 7, Indices::NONE, 65_534].into_iter().collect();
+        assert_eq!(ix.bytes(), 8);
+        ix.push(65_535);
+        ix.push(1 << 20);
+        assert_eq!(ix.bytes(), 24);
+        assert_eq!(
+            ix.iter().collect::<Vec<_>>(),
+            [0, 7, Indices::NONE, 65_534, 65_535, 1 << 20]
+        );
+        assert!(matches!(ix, Indices::Wide(_)));
+    }
 
     #[test]
     fn narrow_values_keep_their_size() {

@@ -16,7 +16,7 @@ mod scene;
 mod view;
 
 pub use codec::{CodecError, decode, encode};
-pub use column::{Blocked, Slices};
+pub use column::{Blocked, Indices, Slices};
 pub use link::{PollLink, TimelineLink};
 pub use load::{LaneLoad, counter_sums, worker_load};
 pub use lod::{AxisMap, Mark, MarkKind, counter_marks, park_marks, poll_at, poll_marks, span_marks, tick_marks};

@@ -2,7 +2,7 @@
 //! from the analysis' own per-worker timelines, and moved to the page as
 //! bytes (`codec.rs`), never as per-event JSON.
 
-use super::column::{Blocked, Narrow, Slices};
+use super::column::{Blocked, Indices, Narrow, Slices};
 use crate::analysis::workers::Timelines;
 use crate::hashing::FastMap;
 use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, Spans, StrId, named_runtimes};
@@ -24,7 +24,7 @@ pub struct FileTimeline {
     /// Task ids, referenced by index…
     pub tasks: Blocked,
     /// …and each task's spawn location (index into `strings`, or `NO_LOC`).
-    pub task_loc: Vec<u32>,
+    pub task_loc: Indices,
     /// One per worker, ascending worker id.
     pub lanes: Vec<Lane>,
     pub counters: Vec<Counter>,
@@ -50,11 +50,11 @@ pub struct Lane {
 pub struct Polls {
     at: Slices,
     /// Index into `FileTimeline::tasks`.
-    pub task: Vec<u32>,
+    pub task: Indices,
 }
 
 /// A task with no known spawn location.
-pub const NO_LOC: u32 = u32::MAX;
+pub const NO_LOC: u32 = Indices::NONE;
 
 impl Polls {
     pub fn len(&self) -> usize {
@@ -91,13 +91,13 @@ impl Polls {
     }
 
     /// From its columns, if they agree (same lengths, starts in order).
-    pub(super) fn from_columns(at: Slices, task: Vec<u32>) -> Option<Polls> {
+    pub(super) fn from_columns(at: Slices, task: Indices) -> Option<Polls> {
         (at.len() == task.len() && at.starts().is_sorted()).then_some(Polls { at, task })
     }
 
     /// Memory held, in bytes.
     pub fn bytes(&self) -> usize {
-        self.at.bytes() + 4 * self.task.len()
+        self.at.bytes() + self.task.bytes()
     }
 }
 
@@ -191,9 +191,10 @@ impl CounterKind {
 pub struct SpanTrack {
     at: Slices,
     /// Index into `FileTimeline::strings`.
-    pub name: Vec<u32>,
-    /// Row, below `MAX_SPAN_DEPTH`.
-    pub depth: Vec<u8>,
+    pub name: Indices,
+    /// Where each row's spans end (row `r`: from the end of row `r - 1`),
+    /// at most `MAX_SPAN_DEPTH` rows.
+    ends: Vec<u32>,
 }
 
 impl SpanTrack {
@@ -219,52 +220,46 @@ impl SpanTrack {
 
     /// Rows in use (deepest depth + 1).
     pub fn rows(&self) -> u8 {
-        self.depth.last().map_or(0, |d| d + 1)
+        self.ends.len() as u8
     }
 
     /// The spans of row `depth`.
     pub fn row(&self, depth: u8) -> std::ops::Range<usize> {
-        self.depth.partition_point(|&d| d < depth)..self.depth.partition_point(|&d| d <= depth)
+        let d = usize::from(depth);
+        let end = |r: usize| self.ends.get(r).map_or(self.len(), |&e| e as usize);
+        (if d == 0 { 0 } else { end(d - 1) })..end(d)
     }
 
-    /// From its columns, if they agree: one length, rows below
-    /// `MAX_SPAN_DEPTH`, by row and then start (as `build` leaves them).
-    pub(super) fn from_columns(at: Slices, name: Vec<u32>, depth: Vec<u8>) -> Option<SpanTrack> {
-        let t = SpanTrack { at, name, depth };
-        let same = t.name.len() == t.len() && t.depth.len() == t.len();
-        (same && t.depth.iter().all(|&d| d < MAX_SPAN_DEPTH) && t.in_row_order()).then_some(t)
+    /// The row of span `i`.
+    pub fn depth(&self, i: usize) -> u8 {
+        self.ends.partition_point(|&e| e as usize <= i) as u8
     }
 
-    fn in_row_order(&self) -> bool {
-        (1..self.len()).all(|i| (self.depth[i - 1], self.start(i - 1)) <= (self.depth[i], self.start(i)))
+    /// From its columns, if they agree: one length, at most
+    /// `MAX_SPAN_DEPTH` rows, each in order of start (as `build` leaves them).
+    pub(super) fn from_columns(at: Slices, name: Indices, ends: Vec<u32>) -> Option<SpanTrack> {
+        let t = SpanTrack { at, name, ends };
+        let rows_ok = t.ends.len() <= usize::from(MAX_SPAN_DEPTH)
+            && t.ends.is_sorted()
+            && t.ends.last().map_or(0, |&e| e as usize) == t.len();
+        let in_order = || {
+            (0..t.rows()).all(|d| {
+                let r = t.row(d);
+                (r.start + 1..r.end).all(|i| t.start(i - 1) <= t.start(i))
+            })
+        };
+        (t.name.len() == t.len() && rows_ok && in_order()).then_some(t)
     }
 
-    /// The same spans ordered by row, then start (stable).
-    fn by_row(self) -> SpanTrack {
-        let mut order: Vec<usize> = (0..self.len()).collect();
-        order.sort_by_key(|&i| (self.depth[i], self.start(i)));
-        let mut out = SpanTrack::default();
-        for i in order {
-            out.push(self.start(i), self.end(i), self.name[i], self.depth[i]);
-        }
-        out
-    }
-
-    /// Appends a span on row `depth` (kept in row order by the caller).
-    pub fn push(&mut self, start: u64, end: u64, name: u32, depth: u8) {
-        self.at.push(start, end.saturating_sub(start));
-        self.name.push(name);
-        self.depth.push(depth);
-    }
-
-    /// Rows of spans given by start: each span goes on the first row whose
-    /// last span has ended (greedy, over at most `MAX_SPAN_DEPTH` rows; no
-    /// recursion), so nested spans stack and unrelated ones share rows.
-    fn assign_depths(&mut self) {
+    /// Spans given as (start, end, name) in order of start, on rows: each
+    /// span goes on the first row whose last span has ended (greedy, over at
+    /// most `MAX_SPAN_DEPTH` rows; no recursion), so nested spans stack and
+    /// unrelated ones share rows.
+    fn build(spans: &[(u64, u64, u32)]) -> SpanTrack {
         let mut row_end: Vec<u64> = Vec::new();
-        self.depth = (0..self.len())
-            .map(|i| {
-                let (s, e) = (self.start(i), self.end(i));
+        let depth: Vec<u8> = spans
+            .iter()
+            .map(|&(s, e, _)| {
                 let row = match row_end.iter().position(|&end| end <= s) {
                     Some(r) => r,
                     None if row_end.len() < usize::from(MAX_SPAN_DEPTH) => {
@@ -277,10 +272,36 @@ impl SpanTrack {
                 row as u8
             })
             .collect();
+        let mut order: Vec<usize> = (0..spans.len()).collect();
+        order.sort_by_key(|&i| (depth[i], spans[i].0));
+        let mut out = SpanTrack::default();
+        for i in order {
+            let (s, e, name) = spans[i];
+            out.push(s, e, name, depth[i]);
+        }
+        out
+    }
+
+    /// Appends a span on row `depth`. Spans go in row order: one for a row
+    /// above the last span's goes on that span's row.
+    pub fn push(&mut self, start: u64, end: u64, name: u32, depth: u8) {
+        self.at.push(start, end.saturating_sub(start));
+        self.name.push(name);
+        let rows = usize::from(depth.min(MAX_SPAN_DEPTH - 1)) + 1;
+        let before = self.len() as u32 - 1;
+        while self.ends.len() < rows {
+            self.ends.push(before);
+        }
+        *self.ends.last_mut().expect("a row") += 1;
+    }
+
+    /// Row ends, for the codec.
+    pub(super) fn ends(&self) -> &[u32] {
+        &self.ends
     }
 
     fn bytes(&self) -> usize {
-        self.at.bytes() + 4 * self.name.len() + self.depth.len()
+        self.at.bytes() + self.name.bytes() + 4 * self.ends.len()
     }
 }
 
@@ -323,7 +344,7 @@ impl FileTimeline {
             list: Vec::new(),
         };
         let mut task_ids: FastMap<u64, u32> = FastMap::default();
-        let (mut tasks, mut task_loc) = (Vec::new(), Vec::new());
+        let (mut tasks, mut task_loc) = (Vec::new(), Indices::default());
         // The runtime each worker belongs to.
         let runtimes: FastMap<u64, &str> = named_runtimes(&trace.metadata)
             .flat_map(|(name, ids)| ids.into_iter().map(move |w| (w, name)))
@@ -379,12 +400,12 @@ impl FileTimeline {
         allocated.sort_by_key(|p| p.0);
         counters.push(Counter::new(CounterKind::Allocated, allocated));
         counters.retain(|c| !c.is_empty());
-        let mut track = SpanTrack::default();
-        for s in &spans.spans {
-            track.push(s.start, s.end, names.get(Some(s.name)), 0);
-        }
-        track.assign_depths();
-        let track = track.by_row();
+        let spans: Vec<(u64, u64, u32)> = spans
+            .spans
+            .iter()
+            .map(|s| (s.start, s.end, names.get(Some(s.name))))
+            .collect();
+        let track = SpanTrack::build(&spans);
         FileTimeline {
             file: file.to_string(),
             start,
@@ -405,7 +426,10 @@ impl FileTimeline {
 
     /// The spawn location of task index `task`.
     pub fn task_loc(&self, task: u32) -> Option<&str> {
-        self.task_loc.get(task as usize).and_then(|&l| self.loc(l))
+        let task = task as usize;
+        (task < self.task_loc.len())
+            .then(|| self.task_loc.get(task))
+            .and_then(|l| self.loc(l))
     }
 
     pub fn poll_count(&self) -> usize {
@@ -420,7 +444,7 @@ impl FileTimeline {
             .map(|l| l.polls.bytes() + l.parks.bytes() + l.on_cpu.bytes() + l.off_cpu.bytes())
             .sum();
         let counters: usize = self.counters.iter().map(Counter::bytes).sum();
-        lanes + counters + self.spans.bytes() + self.tasks.bytes() + 4 * self.task_loc.len()
+        lanes + counters + self.spans.bytes() + self.tasks.bytes() + self.task_loc.bytes()
     }
 }
 
@@ -440,22 +464,47 @@ mod tests {
 
     #[test]
     fn spans_nest_by_an_explicit_stack() {
-        let mut t = SpanTrack::default();
-        for (s, e) in [(0, 10), (1, 8), (2, 3), (5, 6), (20, 30)] {
-            t.push(s, e, 0, 0);
-        }
-        t.assign_depths();
-        assert_eq!(t.depth, vec![0, 1, 2, 2, 0]);
+        let spans = [(0, 10, 0), (1, 8, 1), (2, 3, 2), (5, 6, 3), (20, 30, 4)];
+        let t = SpanTrack::build(&spans);
         // Kept by row, then start: each row one slice of spans that follow one another.
-        let t = t.by_row();
-        assert!(t.in_row_order());
-        assert_eq!((t.row(0), t.row(1), t.row(2)), (0..2, 2..3, 3..5));
+        assert_eq!((t.row(0), t.row(1), t.row(2), t.row(3)), (0..2, 2..3, 3..5, 5..5));
+        let names: Vec<u32> = t.name.iter().collect();
+        assert_eq!(names, [0, 4, 1, 2, 3]);
+        assert_eq!((0..5).map(|i| t.depth(i)).collect::<Vec<_>>(), [0, 0, 1, 2, 2]);
         assert_eq!((t.start(1), t.end(1)), (20, 30));
         // A chain nested deeper than the rows shares the last one.
         let n = 100_000u64;
-        let mut deep = SpanTrack::default();
-        (0..n).for_each(|i| deep.push(i, 2 * n - i, 0, 0));
-        deep.assign_depths();
+        let deep: Vec<(u64, u64, u32)> = (0..n).map(|i| (i, 2 * n - i, 0)).collect();
+        let deep = SpanTrack::build(&deep);
         assert_eq!(deep.rows(), MAX_SPAN_DEPTH);
+        assert_eq!(
+            deep.row(MAX_SPAN_DEPTH - 1).len(),
+            n as usize - usize::from(MAX_SPAN_DEPTH) + 1
+        );
+    }
+
+    #[test]
+    fn a_span_pushed_above_the_last_row_goes_on_it() {
+        let mut t = SpanTrack::default();
+        t.push(0, 5, 0, 0);
+        t.push(1, 2, 0, 2);
+        t.push(0, 1, 0, 1);
+        assert_eq!((t.row(0), t.row(1), t.row(2)), (0..1, 1..1, 1..3));
+        assert_eq!(t.rows(), 3);
+    }
+
+    #[test]
+    fn span_columns_that_disagree_are_refused() {
+        let t = SpanTrack::build(&[(0, 10, 0), (1, 8, 1), (20, 30, 2)]);
+        let (at, name) = (t.slices().clone(), t.name.clone());
+        assert!(SpanTrack::from_columns(at.clone(), name.clone(), t.ends().to_vec()).is_some());
+        for ends in [vec![], vec![2, 1], vec![1, 3, 3], vec![0, 3, 2], vec![3; 70]] {
+            assert!(
+                SpanTrack::from_columns(at.clone(), name.clone(), ends.clone()).is_none(),
+                "{ends:?}"
+            );
+        }
+        // A row whose spans are out of start order.
+        assert!(SpanTrack::from_columns(at, name, vec![3]).is_none());
     }
 }

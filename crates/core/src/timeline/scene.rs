@@ -181,7 +181,7 @@ impl Scene {
         for f in &self.files {
             let mut per_task = vec![0usize; f.tasks.len()];
             for l in &f.lanes {
-                l.polls.task.iter().for_each(|&t| per_task[t as usize] += 1);
+                l.polls.task.iter().for_each(|t| per_task[t as usize] += 1);
             }
             for (t, c) in per_task.into_iter().enumerate() {
                 if let Some(loc) = f.task_loc(t as u32) {
