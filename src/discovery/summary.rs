@@ -279,13 +279,18 @@ fn boot_view(host: HostKey, b: BootSummary, sel: SelectionState) -> impl IntoVie
         .collect_view();
     let (from, to) = (b.first_start_secs, b.last_start_secs);
     let boot_id = name.clone();
+    // A guessed end is marked: no upload time says when the last segment closed.
+    let end = format!("{}{}", if b.end_guessed { "~" } else { "" }, super::utc_hm(b.end_secs));
+    let end_title = b
+        .end_guessed
+        .then_some("~: the end is estimated from the boot's cadence (no upload time confirms it)");
     view! {
         <li class="boot" class:restart=restart data-testid="boot" data-boot=boot_id data-restart=restart.to_string()>
             <button type="button" class="linkish" data-testid="boot-pick" on:click=move |_| sel.pick_host(host.clone(), from, to)>
                 {format!("boot {name}")}
             </button>
-            <span class="muted">
-                {format!(" {} · {} segments (index {}–{}) · {}", utc(b.first_start_secs), b.segments, b.first_index, b.last_index, units::bytes(b.bytes))}
+            <span class="muted" title=end_title>
+                {format!(" {} – {end} · {} segments (index {}–{}) · {}", utc(b.first_start_secs), b.segments, b.first_index, b.last_index, units::bytes(b.bytes))}
             </span>
             {restart.then(|| view! { <span class="badge restart" data-testid="restart">{start_text.clone()}</span> })}
             {(!restart && !start_text.is_empty()).then(|| view! { <span class="badge">{start_text.clone()}</span> })}

@@ -391,6 +391,94 @@ fn upload_times_bound_segment_spans() {
     assert_eq!(h.boots[0].end_secs, 1_796_047_620);
 }
 
+/// Segments of host `h` as (boot, index, start, upload), one listing.
+fn host_catalog(segments: &[(&str, u64, u64, Option<u64>)]) -> CatalogSummary {
+    let mut catalog = Catalog::new("");
+    catalog.add_page(segments.iter().map(|&(boot, i, start, uploaded)| CatalogObject {
+        key: format!("version=1/date=2026-11-30/service=a/time=1405/instance=h/boot={boot}/{start}-{i}.bin.gz"),
+        size: 1000,
+        etag: None,
+        last_modified_secs: uploaded,
+    }));
+    catalog.summary()
+}
+
+/// Issue 17: objects uploaded (or copied) long after they closed do not
+/// stretch a segment to an hour, nor make the next boot "concurrent".
+#[test]
+fn late_uploads_give_way_to_the_boots_cadence() {
+    const T: u64 = 1_796_047_500;
+    let late = Some(T + 5 * 3600);
+    let summary = host_catalog(&[
+        ("aaaa", 0, T, late),
+        ("aaaa", 1, T + 15, late),
+        ("bbbb", 0, T + 3600, late),
+    ]);
+    let h = host(&summary, "a", "h");
+    // Two segments 15 s apart: busy for 30 s, not for an hour.
+    let busy: Vec<u64> = h.density.iter().map(|b| b.minute_secs).collect();
+    assert_eq!(busy, [T, T + 3600]);
+    let first = &h.boots[0];
+    assert_eq!((first.end_secs, first.end_guessed), (T + 30, true));
+    assert_eq!(
+        h.boots[1].start,
+        BootStart::Restart {
+            previous_boot: Some("aaaa".into()),
+            downtime_secs: 3600 - 30
+        }
+    );
+    // No upload time at all: the same.
+    let summary = host_catalog(&[
+        ("aaaa", 0, T, None),
+        ("aaaa", 1, T + 15, None),
+        ("bbbb", 0, T + 3600, None),
+    ]);
+    assert!(matches!(
+        host(&summary, "a", "h").boots[1].start,
+        BootStart::Restart {
+            downtime_secs: 3570,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn boots_run_concurrently_only_on_evidence() {
+    const T: u64 = 1_796_047_500;
+    // bbbb starts while aaaa still starts segments: two processes at once.
+    let both = host_catalog(&[
+        ("aaaa", 0, T, None),
+        ("aaaa", 1, T + 60, None),
+        ("aaaa", 2, T + 120, None),
+        ("bbbb", 0, T + 90, None),
+    ]);
+    assert_eq!(
+        host(&both, "a", "h").boots[1].start,
+        BootStart::Concurrent {
+            other_boot: Some("aaaa".into())
+        }
+    );
+    // aaaa's last segment was uploaded (so closed) after bbbb started.
+    let upload = host_catalog(&[
+        ("aaaa", 0, T, None),
+        ("aaaa", 1, T + 60, Some(T + 150)),
+        ("bbbb", 0, T + 130, None),
+    ]);
+    let h = host(&upload, "a", "h");
+    assert_eq!((h.boots[0].end_secs, h.boots[0].end_guessed), (T + 150, false));
+    assert!(matches!(h.boots[1].start, BootStart::Concurrent { .. }));
+    // Within a guessed end only: a restart, with no downtime to speak of.
+    let guess = host_catalog(&[
+        ("aaaa", 0, T, None),
+        ("aaaa", 1, T + 60, None),
+        ("bbbb", 0, T + 100, None),
+    ]);
+    assert!(matches!(
+        host(&guess, "a", "h").boots[1].start,
+        BootStart::Restart { downtime_secs: 0, .. }
+    ));
+}
+
 #[test]
 fn listing_entries_feed_the_catalog() {
     use d9lens_core::s3::{ObjectEntry, Timestamp};

@@ -80,13 +80,15 @@ fn boot_line(out: &mut String, b: &BootSummary) {
         .collect();
     let _ = writeln!(
         out,
-        "      boot {}: {}, #{}–#{}, {}, {} → {}, {start} [{}]",
+        "      boot {}: {}, #{}–#{}, {}, {} → {}{}, {start} [{}]",
         b.boot.as_deref().unwrap_or("(none)"),
         plural(b.segments, "segment"),
         b.first_index,
         b.last_index,
         bytes(b.bytes),
         time(b.first_start_secs),
+        // A guessed end (from the boot's cadence: no upload time confirms it).
+        if b.end_guessed { "~" } else { "" },
         time(b.end_secs),
         layouts.join(", ")
     );

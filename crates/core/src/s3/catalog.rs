@@ -27,9 +27,12 @@ pub const BUSY_FACTOR: u64 = 5;
 pub const MIN_GAP_SECS: u64 = 60;
 /// Assumed segment length when a host has no consecutive segments to measure.
 pub const DEFAULT_SEGMENT_SECS: u64 = 60;
-/// Cap on a segment's assumed duration, so a late upload does not smear its
-/// bytes over hours of the density series.
+/// Cap on a segment's assumed duration, whatever its boot's cadence.
 pub const MAX_SEGMENT_SECS: u64 = 3600;
+/// An upload this long after a segment's expected end (its start plus twice
+/// its boot's interval) is not taken as the time the segment closed: the
+/// objects were copied or synced later (a mirror, a demo bucket).
+pub const UPLOAD_SLACK_SECS: u64 = 120;
 
 /// One object as a ListObjectsV2 page lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -794,8 +797,10 @@ pub struct BootSummary {
     pub bytes: u64,
     pub first_start_secs: u64,
     pub last_start_secs: u64,
-    /// End of the last segment's span (upload time or estimate).
+    /// End of the last segment's span (`segment_spans`).
     pub end_secs: u64,
+    /// `end_secs` is a guess from the boot's cadence: no upload time confirms it.
+    pub end_guessed: bool,
     pub first_index: u64,
     pub last_index: u64,
     pub start: BootStart,
@@ -870,6 +875,9 @@ struct Span<'a> {
     record: &'a SegmentRecord,
     start: u64,
     end: u64,
+    /// `end` comes from the boot's cadence alone (no later segment of the
+    /// boot, no plausible upload time).
+    guessed: bool,
 }
 
 /// Start-to-start deltas of consecutive indices (`i`, `i + 1`) in one boot:
@@ -937,7 +945,11 @@ fn host_spans<'a>(records: &[&'a SegmentRecord]) -> HostSpans<'a> {
     }
 }
 
-/// Spans of one boot's segments (given time-ordered).
+/// Spans of one boot's segments (given time-ordered), `interval` the boot's
+/// cadence. A segment ends by the boot's next start at the latest; before
+/// that at its upload when that is plausible (a segment is uploaded once
+/// closed: within twice the cadence and `UPLOAD_SLACK_SECS`), else after
+/// one interval. An end from the cadence alone is a guess.
 fn segment_spans<'a>(segs: &[&'a SegmentRecord], interval: u64) -> Vec<Span<'a>> {
     let mut spans = Vec::with_capacity(segs.len());
     // Walk backwards so the next later start is known without rescanning.
@@ -949,10 +961,21 @@ fn segment_spans<'a>(segs: &[&'a SegmentRecord], interval: u64) -> Vec<Span<'a>>
             next_start = following;
         }
         following = Some(start);
-        let estimate = record.uploaded_secs.unwrap_or(start.saturating_add(interval));
-        let end = next_start.map_or(estimate, |next| estimate.min(next));
+        let latest_upload = start.saturating_add(2 * interval).saturating_add(UPLOAD_SLACK_SECS);
+        let uploaded = record.uploaded_secs.filter(|&u| u > start && u <= latest_upload);
+        let by_cadence = start.saturating_add(interval);
+        let (end, guessed) = match (uploaded, next_start) {
+            (Some(u), next) => (next.map_or(u, |n| u.min(n)), false),
+            (None, Some(next)) if next <= by_cadence => (next, false),
+            (None, _) => (by_cadence, true),
+        };
         let end = end.clamp(start + 1, start.saturating_add(MAX_SEGMENT_SECS));
-        spans.push(Span { record, start, end });
+        spans.push(Span {
+            record,
+            start,
+            end,
+            guessed,
+        });
     }
     spans.reverse();
     spans
@@ -994,6 +1017,7 @@ fn boot_summary(boot: Option<&str>, segs: &[&SegmentRecord], spans: &[Span<'_>])
         first_start_secs: segs.first().map_or(0, |s| s.parts.epoch_secs),
         last_start_secs: segs.last().map_or(0, |s| s.parts.epoch_secs),
         end_secs: spans.iter().map(|s| s.end).max().unwrap_or(0),
+        end_guessed: spans.iter().max_by_key(|s| s.end).is_some_and(|s| s.guessed),
         first_index: by_index.first().map_or(0, |s| s.parts.segment_index),
         last_index: by_index.last().map_or(0, |s| s.parts.segment_index),
         start: BootStart::First,
@@ -1001,24 +1025,37 @@ fn boot_summary(boot: Option<&str>, segs: &[&SegmentRecord], spans: &[Span<'_>])
     }
 }
 
-/// Orders boots by first start and says whether each one is a restart.
+/// Orders boots by first start and says whether each one is a restart. A
+/// boot ran concurrently with an earlier one only on evidence: that boot
+/// started a segment after this one started, or its last segment's end is
+/// known (not a guess) and later. Else it is a restart, its downtime from
+/// the earlier boot's (maybe guessed) end, at least zero.
 fn mark_restarts(boots: &mut [BootSummary]) {
     boots.sort_by(|a, b| (a.first_start_secs, &a.boot).cmp(&(b.first_start_secs, &b.boot)));
-    // The earlier boot that recorded the longest: (end, boot).
+    // The earlier boot that recorded the longest: (end, boot), and the
+    // latest point any earlier boot is known to have been recording at.
     let mut latest: Option<(u64, Option<String>)> = None;
+    let mut known: Option<(u64, Option<String>)> = None;
     for boot in boots.iter_mut() {
-        boot.start = match &latest {
-            None => BootStart::First,
-            Some((end, other)) if boot.first_start_secs < *end => BootStart::Concurrent {
+        boot.start = match (&latest, &known) {
+            (None, _) => BootStart::First,
+            (_, Some((end, other))) if boot.first_start_secs < *end => BootStart::Concurrent {
                 other_boot: other.clone(),
             },
-            Some((end, previous)) => BootStart::Restart {
+            (Some((end, previous)), _) => BootStart::Restart {
                 previous_boot: previous.clone(),
-                downtime_secs: boot.first_start_secs - end,
+                downtime_secs: boot.first_start_secs.saturating_sub(*end),
             },
         };
         if latest.as_ref().is_none_or(|(end, _)| boot.end_secs > *end) {
             latest = Some((boot.end_secs, boot.boot.clone()));
+        }
+        let recording = match boot.end_guessed {
+            true => boot.last_start_secs + 1,
+            false => boot.end_secs,
+        };
+        if known.as_ref().is_none_or(|(end, _)| recording > *end) {
+            known = Some((recording, boot.boot.clone()));
         }
     }
 }
