@@ -210,3 +210,42 @@ fn absurd_and_backward_timestamps_are_named_not_printed_as_centuries() {
     let reference = common::analyze_bytes("time.bin", &bytes, &common::reference());
     assert!(reference.setup.issues.iter().all(|f| !f.check.contains("timestamps")));
 }
+
+/// Dense valid events in one stream (a recorder's file or a crafted one
+/// can be a single sub-stream): decoding stops once the decoded events pass
+/// the budget, with the file's offset, and the events before it are
+/// analyzed; gzipped, the same through the streaming path.
+#[test]
+fn dense_events_stop_at_the_memory_budget_with_the_offset() {
+    use dial9_trace_format::types::FieldType::Varint as V;
+    use dial9_trace_format::types::FieldValue::Varint;
+    const POLLS: u64 = 200_000;
+    let schemas = [
+        ("PollStartEvent", &[("worker_id", V), ("task_id", V)][..]),
+        ("PollEndEvent", &[("worker_id", V)][..]),
+    ];
+    let events = (0..POLLS).flat_map(|i| {
+        [
+            (1_000 + i * 100, 0, vec![Varint(0), Varint(i % 7)]),
+            (1_050 + i * 100, 1, vec![Varint(0)]),
+        ]
+    });
+    let raw = common::encode_trace(&schemas, events.collect());
+    let opts = Options {
+        max_decoded_bytes: 4 << 20,
+        ..Options::default()
+    };
+    for (name, bytes) in [("dense.bin", raw.clone()), ("dense.bin.gz", common::gzip(&raw, 6))] {
+        let outcome = analyze_file(name, &bytes, &opts);
+        let error = outcome.error.as_ref().expect("over the budget");
+        assert!(error.message.contains("need more than 4 MiB"), "{}", error.message);
+        let offset = error.offset.expect("an offset") as usize;
+        assert!(offset > 0 && offset < raw.len(), "{offset} of {}", raw.len());
+        assert!(error.message.contains(&format!("before byte {offset}")));
+        // What came before is analyzed: a fraction of the polls, not none.
+        let polls: u64 = outcome.partial.worker_stats.values().map(|w| w.poll_count).sum();
+        assert!(polls > 10_000 && polls < POLLS, "{polls}");
+        // The default budget takes the whole file.
+        assert!(analyze_file(name, &bytes, &Options::default()).error.is_none());
+    }
+}

@@ -5,7 +5,7 @@ use super::{Options, Partial};
 use crate::container::{self, Container, ContainerError, SNIFF_BYTES, Unpack};
 use crate::report::FileError;
 use crate::timeline::FileTimeline;
-use crate::trace::{DecodeFailure, ParsedTrace, TraceParser, parse_trace};
+use crate::trace::{DecodeFailure, ParsedTrace, TraceParser, parse_trace_within};
 use serde::{Deserialize, Serialize};
 
 /// The result of analyzing one file: its partial (possibly from the events
@@ -93,7 +93,10 @@ pub fn analyze_file(name: &str, bytes: &[u8], opts: &Options) -> FileOutcome {
             file.finish()
         }
         // Decoded in place: no copy of an already raw trace.
-        Ok(Container::Raw) => FileOutcome::build(name, bytes.len() as u64, Ok(parse_trace(bytes)), opts),
+        Ok(Container::Raw) => {
+            let parsed = parse_trace_within(bytes, opts.max_decoded_bytes);
+            FileOutcome::build(name, bytes.len() as u64, Ok(parsed), opts)
+        }
         Err(e) => FileOutcome::failed(name, e.offset(), e.to_string()),
     }
 }
@@ -157,6 +160,7 @@ impl TraceAnalysis {
     /// What to build at the end (the timeline, a window: `FileOutcome::build`).
     pub fn options(self, opts: &Options) -> Self {
         Self {
+            parser: self.parser.with_budget(opts.max_decoded_bytes),
             opts: opts.clone(),
             ..self
         }

@@ -9,6 +9,9 @@ pub struct Options {
     pub reference_compatible: bool,
     /// A gzip that inflates past this many bytes is refused.
     pub max_inflated_bytes: usize,
+    /// Decoding a file stops (a failure, the events before it kept) once its
+    /// decoded events hold more than this many bytes.
+    pub max_decoded_bytes: usize,
     /// Also build each file's timeline (the page draws it; the CLI does not).
     #[serde(default)]
     pub timeline: bool,
@@ -22,6 +25,7 @@ impl Default for Options {
         Self {
             reference_compatible: false,
             max_inflated_bytes: crate::container::DEFAULT_MAX_INFLATED_BYTES,
+            max_decoded_bytes: crate::trace::DEFAULT_MAX_DECODED_BYTES,
             timeline: false,
             window: None,
         }

@@ -6,7 +6,7 @@ use crate::container::TRACE_MAGIC;
 use crate::hashing::FastMap;
 use crate::parallel::join;
 use crate::report::Frame;
-use dial9_trace_format::decoder::{DecodeError, Decoder, RawEvent};
+use dial9_trace_format::decoder::{DecodeError, Decoder, RawEvent, TryForEachError};
 use dial9_trace_format::types::FieldValueRef;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -22,7 +22,16 @@ pub struct DecodeFailure {
 /// Parses a raw (already inflated) trace. Never panics: a corrupt or
 /// truncated stream yields the events before the damage plus the failure.
 pub fn parse_trace(raw: &[u8]) -> (ParsedTrace, Option<DecodeFailure>) {
-    let mut builder = Builder::default();
+    parse_trace_within(raw, DEFAULT_MAX_DECODED_BYTES)
+}
+
+/// `parse_trace`, stopping (with a failure) once the decoded events hold
+/// more than `budget` bytes (`Builder::held_bytes`).
+pub fn parse_trace_within(raw: &[u8], budget: usize) -> (ParsedTrace, Option<DecodeFailure>) {
+    let mut builder = Builder {
+        budget: Budget(budget),
+        ..Builder::default()
+    };
     let mut walk = Walk::default();
     walk.advance(raw, true, &mut builder);
     (builder.finish(), walk.failure)
@@ -68,6 +77,13 @@ impl TraceParser {
         let decoded = self.walk.rebase();
         self.raw.drain(..decoded);
         r
+    }
+
+    /// Stops decoding, with a failure, once the decoded events hold more
+    /// than `budget` bytes (`Builder::held_bytes`).
+    pub fn with_budget(mut self, budget: usize) -> Self {
+        self.builder.budget = Budget(budget);
+        self
     }
 
     /// Raw bytes received so far.
@@ -162,15 +178,32 @@ impl Walk {
             self.emitted = self.emitted.max(events);
             // Only a complete input is cut at its end.
             let at_end = end == raw.len();
+            // The budget is checked within a stream every
+            // `BUDGET_CHECK_EVERY` events, and at its end.
+            let result = match result {
+                Ok(()) if builder.held_bytes() > builder.budget.0 => Err(Stop::OverBudget { pos: end - self.start }),
+                other => other,
+            };
             match result {
+                Err(Stop::OverBudget { pos }) => {
+                    let offset = self.base + self.start + pos;
+                    self.finish(
+                        offset,
+                        format!(
+                            "the decoded events need more than {} MiB of memory, this analyzer's budget for one \
+                             file: the report covers the events before byte {offset}",
+                            builder.budget.0 >> 20
+                        ),
+                    );
+                }
                 Ok(()) if at_end => self.done = true,
                 Ok(()) => {
                     self.start = end;
                     self.emitted = 0;
                     self.min_len = 0;
                 }
-                Err(e) if at_end => self.finish(self.base + self.start + e.pos, e.message),
-                Err(_) => self.min_len = 2 * (end - self.start),
+                Err(Stop::Decode(e)) if at_end => self.finish(self.base + self.start + e.pos, e.message),
+                Err(Stop::Decode(_)) => self.min_len = 2 * (end - self.start),
             }
         }
     }
@@ -206,22 +239,48 @@ impl Walk {
     }
 }
 
+/// Why decoding a sub-stream stopped early.
+enum Stop {
+    Decode(DecodeError),
+    /// The decoded events passed the builder's budget: the stream's events
+    /// before `pos` were taken, none after.
+    OverBudget {
+        pos: usize,
+    },
+}
+
+/// The budget is checked every this many events: a sub-stream can be
+/// the whole file.
+const BUDGET_CHECK_EVERY: u64 = 1 << 16;
+
 /// Decodes one (supposed) sub-stream, handing the builder every event after the first `skip`.
-fn decode_stream(data: &[u8], skip: u64, builder: &mut Builder) -> (u64, Result<(), DecodeError>) {
+fn decode_stream(data: &[u8], skip: u64, builder: &mut Builder) -> (u64, Result<(), Stop>) {
     let Some(mut decoder) = Decoder::new(data) else {
         let e = DecodeError {
             pos: 0,
             message: "truncated stream header".into(),
         };
-        return (0, Err(e));
+        return (0, Err(Stop::Decode(e)));
     };
     let mut n = 0u64;
-    let result = decoder.for_each_event(|ev| {
-        if n >= skip {
+    let result = decoder.try_for_each_event(|ev| {
+        let taken = n >= skip;
+        if taken {
             builder.event(&ev);
         }
         n += 1;
+        match taken && n.is_multiple_of(BUDGET_CHECK_EVERY) && builder.held_bytes() > builder.budget.0 {
+            true => Err(()),
+            false => Ok(()),
+        }
     });
+    let result = match result {
+        Ok(()) => Ok(()),
+        Err(TryForEachError::Decode(e)) => Err(Stop::Decode(e)),
+        Err(TryForEachError::User(())) => Err(Stop::OverBudget {
+            pos: decoder.position(),
+        }),
+    };
     (n, result)
 }
 
@@ -350,6 +409,24 @@ pub(super) struct Builder {
     pub(super) symbols: Vec<(u64, u16, Frame)>,
     plans: Plans,
     unknown_name: Option<StrId>,
+    /// Bytes of sample call chains held (`held_bytes`).
+    chain_bytes: usize,
+    /// Decoding stops once `held_bytes` passes this.
+    pub(super) budget: Budget,
+}
+
+/// The memory budget of one file's decoded events (`Builder::held_bytes`):
+/// a browser worker has at most 4 GiB, and the analysis needs room too.
+pub const DEFAULT_MAX_DECODED_BYTES: usize = 1 << 30;
+
+/// Bytes the decoded events of one file may hold.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Budget(pub(super) usize);
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget(DEFAULT_MAX_DECODED_BYTES)
+    }
 }
 
 /// Appends to one of the lists a trace holds events in by the hundred
@@ -373,6 +450,25 @@ fn push_event<T>(list: &mut Vec<T>, event: T) {
 }
 
 impl Builder {
+    /// Roughly the memory the decoded events hold: the lists that grow with
+    /// the file (strings, schemas and maps of names are small beside them).
+    pub(super) fn held_bytes(&self) -> usize {
+        let t = &self.trace;
+        let workers: usize = self.workers.lists.iter().map(|(_, l)| l.len()).sum();
+        let tasks = t.task_spawn_locs.len() + t.task_spawn_times.len() + t.task_terminate_times.len();
+        workers * size_of::<WorkerEvent>()
+            + t.wakes.len() * size_of::<Wake>()
+            + (t.queue_samples.len() + t.legacy_active_tasks.len() + t.clock_anchors.len()) * 16
+            + t.samples.len() * size_of::<CpuSample>()
+            + self.chain_bytes
+            + t.allocs.len() * size_of::<Alloc>()
+            + t.frees.len() * size_of::<Free>()
+            + t.span_events.len() * size_of::<TimedSpanEvent>()
+            + t.runtime_metrics.len() * size_of::<RuntimeMetrics>()
+            + self.symbols.len() * size_of::<(u64, u16, Frame)>()
+            + tasks * 32
+    }
+
     /// A new decoder starts: its type ids are its own.
     fn new_stream(&mut self, single_stream: bool) {
         self.plans = Plans {
@@ -468,13 +564,17 @@ impl Builder {
             Kind::TaskTerminate => {
                 t.task_terminate_times.insert(f.u64_or0(Field::TaskId), ts);
             }
-            Kind::CpuSample => t.samples.push(CpuSample {
-                ts,
-                worker: f.u64_or0(Field::WorkerId),
-                tid: f.u64_or0(Field::Tid),
-                source: f.u64_or0(Field::Source),
-                callchain: f.stack(Field::Callchain),
-            }),
+            Kind::CpuSample => {
+                let callchain = f.stack(Field::Callchain);
+                self.chain_bytes += callchain.len() * size_of::<u64>();
+                t.samples.push(CpuSample {
+                    ts,
+                    worker: f.u64_or0(Field::WorkerId),
+                    tid: f.u64_or0(Field::Tid),
+                    source: f.u64_or0(Field::Source),
+                    callchain,
+                });
+            }
             Kind::Symbol => {
                 let addr = f.u64_or0(Field::Addr);
                 let symbol = f.str(Field::SymbolName).map(Cow::into_owned).unwrap_or_default();

@@ -14,7 +14,9 @@ mod time_order;
 
 pub use bad_time::TimeAnomalies;
 pub use clip::Window;
-pub use decode::{DecodeFailure, STREAM_HEADER, TraceParser, parse_trace};
+pub use decode::{
+    DEFAULT_MAX_DECODED_BYTES, DecodeFailure, STREAM_HEADER, TraceParser, parse_trace, parse_trace_within,
+};
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
 pub use split::{TracePart, find_cut, find_cut_in};
