@@ -249,3 +249,32 @@ fn dense_events_stop_at_the_memory_budget_with_the_offset() {
         assert!(analyze_file(name, &bytes, &Options::default()).error.is_none());
     }
 }
+
+/// Symbol names of a megabyte on a thousand addresses: kept cut to
+/// `MAX_STRING_BYTES`, and counted against the memory budget.
+#[test]
+fn huge_names_are_cut_and_count_against_the_budget() {
+    use d9lens_core::trace::MAX_STRING_BYTES;
+    use dial9_trace_format::types::FieldValue::{String as S, Varint};
+    let name = "x".repeat(1 << 20);
+    let events: Vec<_> = (0..1_000u64)
+        .map(|a| (1_000 + a, 0, vec![Varint(0x1000 + a), Varint(0), S(name.clone())]))
+        .collect();
+    let bytes = common::encode_trace(&symbol_schemas(), events);
+    let (trace, failure) = parse_trace(&bytes);
+    assert!(failure.is_none(), "{failure:?}");
+    let frames = trace.symbols.symbolize(&[0x1000]);
+    assert_eq!(frames[0].symbol.len(), MAX_STRING_BYTES);
+    assert!(frames[0].symbol.ends_with('…'));
+    // A thousand cut names hold about 4 MB: over a 2 MiB budget.
+    let opts = Options {
+        max_decoded_bytes: 2 << 20,
+        ..Options::default()
+    };
+    let outcome = analyze_file("names.bin", &bytes, &opts);
+    assert!(
+        outcome
+            .error
+            .is_some_and(|e| e.message.contains("need more than 2 MiB"))
+    );
+}

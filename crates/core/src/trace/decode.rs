@@ -8,7 +8,6 @@ use crate::parallel::join;
 use crate::report::Frame;
 use dial9_trace_format::decoder::{DecodeError, Decoder, RawEvent, TryForEachError};
 use dial9_trace_format::types::FieldValueRef;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::num::NonZeroU64;
 
@@ -409,8 +408,9 @@ pub(super) struct Builder {
     pub(super) symbols: Vec<(u64, u16, Frame)>,
     plans: Plans,
     unknown_name: Option<StrId>,
-    /// Bytes of sample call chains held (`held_bytes`).
-    chain_bytes: usize,
+    /// Bytes held beside the lists' own records (`held_bytes`): sample call
+    /// chains, symbol and metadata text.
+    extra_bytes: usize,
     /// Decoding stops once `held_bytes` passes this.
     pub(super) budget: Budget,
 }
@@ -460,13 +460,14 @@ impl Builder {
             + t.wakes.len() * size_of::<Wake>()
             + (t.queue_samples.len() + t.legacy_active_tasks.len() + t.clock_anchors.len()) * 16
             + t.samples.len() * size_of::<CpuSample>()
-            + self.chain_bytes
+            + self.extra_bytes
             + t.allocs.len() * size_of::<Alloc>()
             + t.frees.len() * size_of::<Free>()
             + t.span_events.len() * size_of::<TimedSpanEvent>()
             + t.runtime_metrics.len() * size_of::<RuntimeMetrics>()
             + self.symbols.len() * size_of::<(u64, u16, Frame)>()
             + tasks * 32
+            + t.strings.bytes()
     }
 
     /// A new decoder starts: its type ids are its own.
@@ -566,7 +567,7 @@ impl Builder {
             }
             Kind::CpuSample => {
                 let callchain = f.stack(Field::Callchain);
-                self.chain_bytes += callchain.len() * size_of::<u64>();
+                self.extra_bytes += callchain.len() * size_of::<u64>();
                 t.samples.push(CpuSample {
                     ts,
                     worker: f.u64_or0(Field::WorkerId),
@@ -577,13 +578,17 @@ impl Builder {
             }
             Kind::Symbol => {
                 let addr = f.u64_or0(Field::Addr);
-                let symbol = f.str(Field::SymbolName).map(Cow::into_owned).unwrap_or_default();
+                let symbol = f
+                    .str(Field::SymbolName)
+                    .map(|s| cut(&s).into_owned())
+                    .unwrap_or_default();
                 let file = f.str(Field::SourceFile).filter(|s| !s.is_empty());
                 let line = f.u64(Field::SourceLine).filter(|&l| l > 0);
                 let location = file.map(|file| match line {
-                    Some(line) => format!("{file}:{line}"),
-                    None => file.into_owned(),
+                    Some(line) => format!("{}:{line}", cut(&file)),
+                    None => cut(&file).into_owned(),
                 });
+                self.extra_bytes += symbol.len() + location.as_ref().map_or(0, String::len);
                 let depth = f.u64_or0(Field::InlineDepth);
                 // Depths beyond any real inlining are corrupt data.
                 if depth < 1024 {
@@ -604,7 +609,9 @@ impl Builder {
                             t.sealed = true;
                             t.incomplete |= v == "false";
                         }
-                        t.metadata.insert(k.to_string(), v.to_string());
+                        let (k, v) = (cut(k), cut(v));
+                        self.extra_bytes += k.len() + v.len();
+                        t.metadata.insert(k.into_owned(), v.into_owned());
                     }
                 }
             }

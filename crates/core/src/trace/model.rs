@@ -14,22 +14,49 @@ pub const UNKNOWN_WORKER: u64 = 255;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StrId(NonZeroU32);
 
+/// `s` within `MAX_STRING_BYTES`, cut on a character boundary with "…".
+pub(crate) fn cut(s: &str) -> std::borrow::Cow<'_, str> {
+    const ELLIPSIS: &str = "…";
+    if s.len() <= MAX_STRING_BYTES {
+        return s.into();
+    }
+    let mut end = MAX_STRING_BYTES - ELLIPSIS.len();
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{ELLIPSIS}", &s[..end]).into()
+}
+
+/// Longer trace strings (names, spawn locations) are cut to this many
+/// bytes, ending in "…": no report or timeline row shows more, and one
+/// string of a hostile file cannot be most of its memory.
+pub const MAX_STRING_BYTES: usize = 4096;
+
 /// The distinct strings of one trace, each stored once.
 #[derive(Debug, Clone, Default)]
 pub struct Strings {
     list: Vec<Box<str>>,
     ids: FastMap<Box<str>, StrId>,
+    /// Bytes of text held (each string is kept twice: in order, and as a key).
+    bytes: usize,
 }
 
 impl Strings {
     pub fn intern(&mut self, s: &str) -> StrId {
-        if let Some(&id) = self.ids.get(s) {
+        let s = cut(s);
+        if let Some(&id) = self.ids.get(s.as_ref()) {
             return id;
         }
         let id = StrId(NonZeroU32::MIN.saturating_add(self.list.len() as u32));
-        self.list.push(s.into());
+        self.bytes += 2 * s.len();
+        self.list.push(s.as_ref().into());
         self.ids.insert(s.into(), id);
         id
+    }
+
+    /// Bytes of text held.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     pub fn get(&self, id: StrId) -> &str {
@@ -288,5 +315,26 @@ pub fn named_runtimes(metadata: &IndexMap<String, String>) -> impl Iterator<Item
 impl ParsedTrace {
     pub fn spawn_loc(&self, id: Option<StrId>) -> Option<&str> {
         id.map(|i| self.strings.get(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_strings_are_cut_on_a_character_boundary() {
+        let mut strings = Strings::default();
+        // Two-byte characters, so the cut point falls inside one.
+        let long = "é".repeat(1 << 20);
+        let id = strings.intern(&long);
+        let kept = strings.get(id).to_owned();
+        assert!(kept.len() <= MAX_STRING_BYTES && kept.ends_with('…'), "{}", kept.len());
+        assert!(kept.trim_end_matches('…').chars().all(|c| c == 'é'));
+        // The same long string again is the same entry; memory counts what is kept.
+        assert_eq!(strings.intern(&long), id);
+        assert_eq!(strings.bytes(), 2 * kept.len());
+        let short = strings.intern("main.rs:1:1");
+        assert_eq!(strings.get(short), "main.rs:1:1");
     }
 }
