@@ -323,12 +323,27 @@ fn answers_are_checked() {
     assert!(plan.is_done());
     assert!(matches!(
         &plan.not_listed()[0].reason,
-        NotListedReason::Failed { message } if message.contains("same continuation token")
+        NotListedReason::Failed { message } if message.contains("listing loop")
     ));
     assert_eq!(
         plan.on_page(second.id, &page(None)),
         Err(PlanError::UnknownRequest(second.id))
     );
+}
+
+/// A loop over several tokens (a → b → c → a) is a loop too.
+#[test]
+fn a_loop_over_several_tokens_stops_the_listing() {
+    let mut plan = ListingPlan::new("p/", limits(None));
+    for token in ["a", "b", "c", "a"] {
+        let request = plan.next_request().expect("a page to ask for");
+        plan.on_page(request.id, &page(Some(token))).unwrap();
+    }
+    assert!(plan.is_done() && plan.next_request().is_none());
+    assert!(matches!(
+        &plan.not_listed()[0].reason,
+        NotListedReason::Failed { message } if message.contains("listing loop")
+    ));
 }
 
 fn page(token: Option<&str>) -> ListPage {

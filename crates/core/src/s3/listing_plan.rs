@@ -248,7 +248,9 @@ struct Partition {
     level: Level,
     objects: u64,
     pages: u64,
-    last_token: Option<String>,
+    /// Every continuation token its pages gave: one given again is a loop
+    /// (A → B → A as much as A → A).
+    tokens: HashSet<String>,
     /// Common prefixes of its delimiter listing so far, planned once it is complete.
     children: Vec<String>,
 }
@@ -361,10 +363,10 @@ impl ListingPlan {
                     max_objects: limits.max_objects,
                 },
             ),
-            Some(token) if partition.last_token.as_ref() == Some(&token) => self.give_up(
+            Some(token) if partition.tokens.contains(&token) => self.give_up(
                 index,
                 NotListedReason::Failed {
-                    message: "the server returned the same continuation token twice".into(),
+                    message: "the server returned a continuation token it had given before (a listing loop)".into(),
                 },
             ),
             Some(_) if other_full => self.give_up(
@@ -374,7 +376,7 @@ impl ListingPlan {
                 },
             ),
             Some(token) => {
-                partition.last_token = Some(token.clone());
+                partition.tokens.insert(token.clone());
                 self.ready.push_back((index, Some(token)));
             }
             None => {
@@ -440,7 +442,7 @@ impl ListingPlan {
                 level,
                 objects: 0,
                 pages: 0,
-                last_token: None,
+                tokens: HashSet::new(),
                 children: Vec::new(),
             });
             return;
