@@ -27,6 +27,12 @@
 //       it (the graph's build and first paint, timed in the page), then STEPS
 //       keyboard zooms in and out (ArrowDown + Enter, Escape), paint per frame.
 //
+//   node scripts/bench-browser.mjs fleet [COUNT=240] [RUNS=1]
+//       COUNT busy segments under 20 hosts (as scripts/bench-fleet.sh lays
+//       them out for the CLI) on the local S3 server: the page lists,
+//       samples all and analyzes them; time to the first and to the whole
+//       report, Chromium's memory before and at its peak, the workers' time.
+//
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
 //       × 20 hosts, two boots each, busy and quiet hosts) served as ListObjectsV2
@@ -76,7 +82,7 @@ async function withBrowser(run) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-bench-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
-    await run(context, url);
+    await run(context, url, profile);
   } finally {
     await context.close();
     server.close();
@@ -475,11 +481,122 @@ async function listing(keys, runs) {
   );
 }
 
+/** Resident memory of every process of the Chromium that uses `profile`, MB (Linux /proc). */
+function chromiumRssMb(profile) {
+  let kb = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(profile)) continue;
+      const rss = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      kb += rss ? Number(rss[1]) : 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kb / 1024;
+}
+
+/**
+ * A fleet from S3 (issue 18): COUNT busy segments (the fixture bucket's
+ * ~1 MB ones, copied round-robin) under 20 hosts of one service in v1 keys,
+ * as scripts/bench-fleet.sh lays them out, served by the local S3 server
+ * (real SigV4 checks) behind its CORS front. The page connects, lists them,
+ * samples all COUNT and analyzes: time to the first report (interim) and to
+ * the whole one after the click, and Chromium's memory (every process of
+ * the browser, RSS summed, sampled every 100 ms) before and at its peak.
+ */
+async function fleet(count, runs) {
+  const { startServers } = await import('../tests/s3/servers.mjs');
+  const servers = await startServers({ s3sPort: 0, frontPort: 0 });
+  const s3 = servers.endpoints;
+  const busy = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.bin.gz') && fs.statSync(p).size > 500_000) busy.push(p);
+    }
+  };
+  walk(path.join(root, 'tests/fixtures/s3-bucket'));
+  busy.sort();
+  let gz = 0;
+  for (let i = 0; i < count; i++) {
+    const [host, seg] = [i % 20, Math.floor(i / 20)];
+    const dir = path.join(s3.dataDir, s3.bucket, 'fleet', 'version=1', 'date=2026-11-30', 'service=checkout-api', `time=14${String(seg % 60).padStart(2, '0')}`, `instance=ip-10-0-9-${host}`, `boot=fleet-${host}`);
+    fs.mkdirSync(dir, { recursive: true });
+    const to = path.join(dir, `${1796047535 + 15 * seg}-${seg}.bin.gz`);
+    fs.copyFileSync(busy[i % busy.length], to);
+    gz += fs.statSync(to).size;
+  }
+  console.log(`fleet: ${count} segments, ${(gz / 1e6).toFixed(1)} MB gzip, ${os.cpus().length} cores`);
+  try {
+    await withBrowser(async (context, url, profile) => {
+      for (let r = 0; r < runs; r++) {
+        const page = await context.newPage();
+        await page.goto(url);
+        await page.waitForSelector('[data-testid=s3-connect]');
+        await page.evaluate(async () => Promise.all((await caches.keys()).map((k) => caches.delete(k))));
+        await page.fill('[data-testid=s3-endpoint]', s3.corsEndpoint);
+        await page.fill('[data-testid=s3-bucket]', s3.bucket);
+        await page.fill('[data-testid=s3-region]', s3.region);
+        await page.fill('[data-testid=s3-access-key]', s3.accessKeyId);
+        await page.fill('[data-testid=s3-secret-key]', s3.secretAccessKey);
+        await page.fill('[data-testid=s3-prefix]', 'fleet/');
+        await page.fill('[data-testid=s3-max-keys]', '1000');
+        await page.click('[data-testid=s3-connect]');
+        await page.locator('[data-testid=discovery][data-done=true]').waitFor({ timeout: 120_000 });
+        await page.click('[data-testid=mode-sample]');
+        await page.fill('[data-testid=sel-from]', '2026-11-30 00:00:00');
+        await page.fill('[data-testid=sel-to]', '2026-12-01 00:00:00');
+        await page.fill('[data-testid=sel-sample-n]', String(count));
+        await page.waitForFunction((n) => {
+          const el = document.querySelector('[data-testid=selection-summary]');
+          return el?.getAttribute('data-resolved') === 'true' && el.getAttribute('data-count') === String(n);
+        }, count, { timeout: 60_000 });
+        await page.waitForTimeout(1000);
+        const before = chromiumRssMb(profile);
+        let peak = before;
+        const sampler = setInterval(() => (peak = Math.max(peak, chromiumRssMb(profile))), 100);
+        await page.evaluate(() => {
+          window.__first = window.__whole = undefined;
+          const check = () => {
+            const report = document.querySelector('[data-testid=report]');
+            if (report && window.__first === undefined) window.__first = performance.now();
+            const done = document.querySelector('[data-testid=report-progress]:not([role=status])');
+            if (report && done && !report.hasAttribute('data-partial')) window.__whole = performance.now();
+            else requestAnimationFrame(check);
+          };
+          document.querySelector('[data-testid=s3-analyze]').addEventListener('click', () => ((window.__click = performance.now()), requestAnimationFrame(check)), { capture: true });
+        });
+        const t0 = Date.now();
+        await page.click('[data-testid=s3-analyze]');
+        await page.waitForFunction(() => window.__whole, null, { timeout: 600_000 });
+        clearInterval(sampler);
+        const [first, whole] = await page.evaluate(() => [window.__first - window.__click, window.__whole - window.__click]);
+        const merged = await page.getAttribute('[data-testid=report-progress]', 'data-merged');
+        // The workers' own time per file (download excluded), against the wall.
+        const perFile = (await page.locator('[data-testid=progress-row][data-analysis-ms]').evaluateAll((rows) => rows.map((r) => Number(r.dataset.analysisMs)))).sort((a, b) => a - b);
+        const workerSum = perFile.reduce((a, b) => a + b, 0);
+        console.log(
+          `run ${r + 1}: first report ${first.toFixed(0)} ms after the click, whole report (${merged} files merged) ${whole.toFixed(0)} ms ` +
+            `(${((gz / 1e6) / (whole / 1000)).toFixed(1)} MB gzip/s); Chromium ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB ` +
+            `(+${(peak - before).toFixed(0)} MB); wall ${Date.now() - t0} ms; the workers' analysis per file: median ` +
+            `${perFile[perFile.length >> 1]?.toFixed(0)} ms, ${(workerSum / 1000).toFixed(1)} s in all`,
+        );
+        await page.close();
+      }
+    });
+  } finally {
+    await servers.stop();
+  }
+}
+
 if (mode === 'demo') await demo(Number(args[0] ?? 5));
+else if (mode === 'fleet') await fleet(Number(args[0] ?? 240), Number(args[1] ?? 1));
 else if (mode === 'listing') await listing(Number(args[0] ?? 100_000), Number(args[1] ?? 3));
 else if (mode === 'timeline') await timelineBench(Number(args[0] ?? 10), Number(args[1] ?? 200));
 else if (mode === 'flame') await flameBench(Number(args[0] ?? 15), Number(args[1] ?? 100));
 else {
-  console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS] | timeline [COPIES] [STEPS]');
+  console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS] | timeline [COPIES] [STEPS] | flame [COPIES] [STEPS] | fleet [COUNT] [RUNS]');
   process.exit(2);
 }
