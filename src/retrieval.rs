@@ -14,7 +14,7 @@ use d9lens_core::fmt::grouped;
 use d9lens_core::s3::cached::CachedObject;
 use d9lens_core::s3::catalog::Selection;
 use d9lens_core::s3::layout::{ParsedKey, parse_key};
-use d9lens_core::s3::{HttpRequest, Method, backoff_delay};
+use d9lens_core::s3::{Attempts, HttpRequest, Method};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -60,23 +60,22 @@ pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(V
         headers: Vec::new(),
         body: None,
     };
-    let mut retries = 0;
+    let mut attempts = Attempts::default();
     loop {
-        let response = fetch::send(&request)
-            .await
-            .map_err(|e| describe(&Problem::from_s3(&e)))?;
-        if response.ok() {
-            if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
-                let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
-                cache::put(object.id(), &buffer).await;
+        let error = match fetch::send(&request).await {
+            Ok(response) if response.ok() => {
+                if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
+                    let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
+                    cache::put(object.id(), &buffer).await;
+                }
+                return Ok((response.body, false));
             }
-            return Ok((response.body, false));
-        }
-        let error = response.error();
-        retries += 1;
-        match backoff_delay(retries, js_sys::Math::random()) {
-            Some(delay) if error.is_retryable() => fetch::sleep(delay).await,
-            _ => return Err(describe(&Problem::from_s3(&error))),
+            Ok(response) => response.error(),
+            Err(error) => error,
+        };
+        match attempts.after(&error, js_sys::Math::random()) {
+            Some(delay) => fetch::sleep(delay).await,
+            None => return Err(describe(&Problem::from_s3(&error))),
         }
     }
 }

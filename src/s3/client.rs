@@ -3,13 +3,14 @@
 //!
 //! Every request is re-signed on each attempt, so a retry after a clock or
 //! region correction uses the corrected values. Retryable answers (throttling,
-//! 5xx) are retried with the core's bounded backoff; a wrong region is retried
-//! once in the region S3 named; a clock problem once with S3's time.
+//! 5xx) and requests that timed out are retried as the core's `Attempts`
+//! say; a wrong region is retried once in the region S3 named; a clock
+//! problem once with S3's time.
 
 use super::fetch::{self, HttpResponse};
 use d9lens_core::s3::cached::CachedObject;
 use d9lens_core::s3::catalog::SegmentRecord;
-use d9lens_core::s3::{ListObjectsV2, Region, S3Config, S3Error, Timestamp, backoff_delay, clock_offset_millis};
+use d9lens_core::s3::{Attempts, ListObjectsV2, Region, S3Config, S3Error, Timestamp, clock_offset_millis};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -77,18 +78,23 @@ impl Client {
         &self,
         build: impl Fn(&S3Config, Timestamp) -> d9lens_core::s3::HttpRequest,
     ) -> Result<HttpResponse, S3Error> {
-        let (mut retries, mut region_fixed, mut clock_fixed) = (0u32, false, false);
+        let (mut attempts, mut region_fixed, mut clock_fixed) = (Attempts::default(), false, false);
         loop {
             let request = {
                 let now = self.now();
                 build(&self.inner.borrow().config, now)
             };
-            let response = fetch::send(&request).await?;
-            self.learn_clock(&response);
-            if response.ok() {
-                return Ok(response);
-            }
-            let error = response.error();
+            let error = match fetch::send(&request).await {
+                Ok(response) if response.ok() => {
+                    self.learn_clock(&response);
+                    return Ok(response);
+                }
+                Ok(response) => {
+                    self.learn_clock(&response);
+                    response.error()
+                }
+                Err(error) => error,
+            };
             if !clock_fixed && let Some(offset) = error.clock_offset_millis(local_now()) {
                 clock_fixed = true;
                 self.inner.borrow_mut().clock_offset_ms = offset;
@@ -102,14 +108,10 @@ impl Client {
                 self.inner.borrow_mut().config.region = region;
                 continue;
             }
-            if error.is_retryable() {
-                retries += 1;
-                if let Some(delay) = backoff_delay(retries, js_sys::Math::random()) {
-                    fetch::sleep(delay).await;
-                    continue;
-                }
+            match attempts.after(&error, js_sys::Math::random()) {
+                Some(delay) => fetch::sleep(delay).await,
+                None => return Err(error),
             }
-            return Err(error);
         }
     }
 

@@ -2,10 +2,12 @@
 //! or in a worker: the global `fetch` exists in both).
 //!
 //! A request that gets no HTTP answer at all (the opaque `TypeError` a missing
-//! CORS rule produces) becomes [`S3Error::network_failure`]. Nothing here logs
+//! CORS rule produces) becomes [`S3Error::network_failure`]; one without its
+//! answer or its body within the core's [`Timeouts`] is aborted
+//! (`AbortController`) and becomes [`S3Error::timed_out`]. Nothing here logs
 //! or returns the URL: a presigned URL is a bearer credential until it expires.
 
-use d9lens_core::s3::{HttpRequest, S3Error};
+use d9lens_core::s3::{HttpRequest, S3Error, Timeouts};
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -51,6 +53,28 @@ extern "C" {
     fn global_fetch(request: &web_sys::Request) -> js_sys::Promise;
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &js_sys::Function, millis: i32) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
+}
+
+/// Aborts `controller` after `after`, unless dropped first.
+struct Deadline(JsValue);
+
+impl Deadline {
+    fn new(controller: &web_sys::AbortController, after: Duration) -> Self {
+        let controller = controller.clone();
+        let abort = Closure::once_into_js(move || controller.abort());
+        Deadline(set_timeout(
+            abort.unchecked_ref(),
+            after.as_millis().min(i32::MAX as u128) as i32,
+        ))
+    }
+}
+
+impl Drop for Deadline {
+    fn drop(&mut self) {
+        clear_timeout(&self.0);
+    }
 }
 
 /// The page's (or worker's) origin, e.g. `http://127.0.0.1:8080`.
@@ -62,25 +86,35 @@ pub fn origin() -> String {
         .unwrap_or_default()
 }
 
-/// Sends `request`; `Err` only when there was no HTTP answer at all.
+/// Sends `request`; `Err` only when there was no HTTP answer at all, or not
+/// within the core's [`Timeouts`].
 pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
-    let failure = || S3Error::network_failure(&origin());
+    let timeouts = Timeouts::default();
+    let controller = web_sys::AbortController::new().map_err(|_| S3Error::network_failure(&origin()))?;
+    // Given up by the deadline, or no answer at all.
+    let failure = |after: Duration| match controller.signal().aborted() {
+        true => S3Error::timed_out(after),
+        false => S3Error::network_failure(&origin()),
+    };
     let init = web_sys::RequestInit::new();
+    init.set_signal(Some(&controller.signal()));
+    let deadline = Deadline::new(&controller, timeouts.answer);
+    let failure_now = || failure(timeouts.answer);
     init.set_method(request.method.as_str());
     init.set_cache(web_sys::RequestCache::NoStore);
     init.set_credentials(web_sys::RequestCredentials::Omit);
-    let headers = web_sys::Headers::new().map_err(|_| failure())?;
+    let headers = web_sys::Headers::new().map_err(|_| failure_now())?;
     for (name, value) in &request.headers {
-        headers.set(name, value).map_err(|_| failure())?;
+        headers.set(name, value).map_err(|_| failure_now())?;
     }
     init.set_headers(&headers);
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
     }
-    let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(|_| failure())?;
+    let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(|_| failure_now())?;
     let response: web_sys::Response = JsFuture::from(global_fetch(&js_request))
         .await
-        .map_err(|_| failure())?
+        .map_err(|_| failure_now())?
         .unchecked_into();
     let headers = READ_HEADERS
         .iter()
@@ -93,9 +127,12 @@ pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
                 .map(|v| (name.to_string(), v))
         })
         .collect();
+    // The answer is in: now the body has its own time.
+    drop(deadline);
+    let _deadline = Deadline::new(&controller, timeouts.body);
     let body = match response.array_buffer() {
-        Ok(promise) => JsFuture::from(promise).await.map_err(|_| failure())?,
-        Err(_) => return Err(failure()),
+        Ok(promise) => JsFuture::from(promise).await.map_err(|_| failure(timeouts.body))?,
+        Err(_) => return Err(failure(timeouts.body)),
     };
     Ok(HttpResponse {
         status: response.status(),

@@ -166,6 +166,23 @@ function maxOverlap(log) {
   return most;
 }
 
+test('a listing that gets no answer is given up after the core\'s timeout and retried', { timeout: 180_000 }, async () => {
+  await control('DELETE', 'requests');
+  // The first listing of the bucket's root is held far past the page's 30 s.
+  await control('POST', 'fault', { pass: true, delayMs: 45_000, count: 1, pathContains: 'list-type=2' });
+  const { page, problems } = await openPage();
+  const started = Date.now();
+  await connect(page);
+  await listed(page);
+  const waited = Date.now() - started;
+  await control('DELETE', 'fault');
+  // Unretried, the held listing would have been answered at 45 s.
+  assert.ok(waited >= 30_000 && waited < 45_000, `listed after ${waited} ms: the stalled try was aborted at 30 s, then retried`);
+  assert.match(await page.textContent('[data-testid=listing-status]'), /Listed 30 objects in 18 pages/);
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('connecting walks the bucket by partition, several listings at once, and summarizes it', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');
   // Every listing is held 40 ms, so listings the page sends together are measured

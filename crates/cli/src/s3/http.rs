@@ -7,12 +7,13 @@
 
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
-    Endpoint, HttpRequest, ListError, ListObjectsV2, Method, Region, S3Config, S3Error, Timestamp, backoff_delay,
+    Endpoint, HttpRequest, ListError, ListObjectsV2, Method, Region, S3Config, S3Error, Timeouts, Timestamp,
+    backoff_delay,
 };
 use std::hash::BuildHasher;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Object bodies larger than this are refused (segments are a few MB).
 const MAX_BODY_BYTES: u64 = 1 << 30;
@@ -107,12 +108,13 @@ fn host_of(url: &str) -> String {
 
 impl Client {
     pub fn new(config: S3Config) -> Self {
+        let timeouts = Timeouts::default();
         let mut builder = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_recv_response(Some(Duration::from_secs(60)))
-            .timeout_recv_body(Some(Duration::from_secs(300)))
+            .timeout_connect(Some(timeouts.connect))
+            .timeout_recv_response(Some(timeouts.answer))
+            .timeout_recv_body(Some(timeouts.body))
             .user_agent(concat!("d9lens/", env!("CARGO_PKG_VERSION")));
         if loopback(&config) {
             // A local test server: never through a proxy from the environment.

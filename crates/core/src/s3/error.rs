@@ -69,10 +69,19 @@ pub enum S3Error {
     NetworkFailure {
         page_origin: String,
     },
+    /// No answer (or not all of it) within `secs` (`retry::Timeouts`).
+    TimedOut {
+        secs: u64,
+    },
     Service(ServiceError),
 }
 
 impl S3Error {
+    /// A request given up after `after` without its answer (`retry::Timeouts`).
+    pub fn timed_out(after: std::time::Duration) -> Self {
+        S3Error::TimedOut { secs: after.as_secs() }
+    }
+
     /// A request that got no HTTP status at all.
     pub fn network_failure(page_origin: &str) -> Self {
         S3Error::NetworkFailure {
@@ -169,13 +178,14 @@ impl S3Error {
     pub fn kind(&self) -> Option<&ErrorKind> {
         match self {
             S3Error::Service(e) => Some(&e.kind),
-            S3Error::NetworkFailure { .. } => None,
+            S3Error::NetworkFailure { .. } | S3Error::TimedOut { .. } => None,
         }
     }
 
-    /// Throttling and server errors: retry after [`backoff_delay`](super::retry::backoff_delay).
+    /// Throttling, server errors and timeouts: retry after [`backoff_delay`](super::retry::backoff_delay).
     pub fn is_retryable(&self) -> bool {
-        matches!(self.kind(), Some(ErrorKind::Throttled | ErrorKind::ServerError))
+        matches!(self, S3Error::TimedOut { .. })
+            || matches!(self.kind(), Some(ErrorKind::Throttled | ErrorKind::ServerError))
     }
 
     /// The region to retry in, when S3 named it.
@@ -212,6 +222,9 @@ impl S3Error {
                      S3's answer entirely. Less often: a misspelt bucket name or endpoint, no network, or an \
                      extension or proxy blocking the request."
                 );
+            }
+            S3Error::TimedOut { secs } => {
+                return format!("S3 did not answer within {secs} s, nor on the retries after it.");
             }
             S3Error::Service(e) => e,
         };
@@ -275,6 +288,11 @@ impl S3Error {
                     cors_rule_json(page_origin),
                     cors_rule_console_json(page_origin)
                 );
+            }
+            S3Error::TimedOut { .. } => {
+                return "Check the endpoint and the network (a proxy, a VPN), then try again: the endpoint \
+                        accepted the request but sent no answer."
+                    .into();
             }
             S3Error::Service(e) => e,
         };

@@ -39,6 +39,6 @@ pub use credentials::{Credentials, CredentialsError};
 pub use error::{ErrorKind, S3Error, ServiceError};
 pub use listing::{ListError, ListPage, ObjectEntry, parse_list_page};
 pub use request::{BucketName, ByteRange, ConfigError, Endpoint, HttpRequest, ListObjectsV2, Method, Region, S3Config};
-pub use retry::{RetryPolicy, backoff_delay};
+pub use retry::{Attempts, RetryPolicy, Timeouts, backoff_delay};
 pub use sts::{AssumeRole, Mfa, StsEndpoint, assume_role_request, parse_assume_role_response};
 pub use time::{SigningTime, Timestamp, clock_offset_millis};
