@@ -14,6 +14,9 @@ use libfuzzer_sys::fuzz_target;
 /// Small enough that no input can push the fuzzer towards its RSS limit by
 /// design (an inflated segment lives next to its decoded events).
 const MAX_INFLATED: usize = 64 << 20;
+/// The decoded events' budget, small for the same reason: it is checked
+/// at its limit too (a failure with the offset, the events before kept).
+const MAX_DECODED: usize = 64 << 20;
 
 /// A raw trace cut where the CLI would cut it, each part decoded apart.
 fn joined_at_cut(data: &[u8]) {
@@ -33,6 +36,7 @@ fuzz_target!(|data: &[u8]| {
         let opts = Options {
             reference_compatible,
             max_inflated_bytes: MAX_INFLATED,
+            max_decoded_bytes: MAX_DECODED,
             timeline: !reference_compatible,
             // One input in three analyzes a window of itself (`ParsedTrace::clip`).
             window: (data.len() % 3 == 0).then(|| Window::new(data.len() as u64 * 1_000, data.len() as u64 * 7_000)),
