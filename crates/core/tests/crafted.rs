@@ -11,13 +11,9 @@ use d9lens_core::trace::parse_trace;
 /// seen (quadratic). Finishing at all is the point; the report counts them.
 #[test]
 fn a_hundred_thousand_workers_each_get_their_poll() {
-    use dial9_trace_format::types::FieldType::Varint as V;
     use dial9_trace_format::types::FieldValue::Varint;
     const WORKERS: u64 = 100_000;
-    let schemas = [
-        ("PollStartEvent", &[("worker_id", V), ("task_id", V)][..]),
-        ("PollEndEvent", &[("worker_id", V)][..]),
-    ];
+    let schemas = poll_schemas();
     let mut events = Vec::new();
     for w in 0..WORKERS {
         events.push((1_000 + w * 10, 0, vec![Varint(w), Varint(w + 1)]));
@@ -31,6 +27,18 @@ fn a_hundred_thousand_workers_each_get_their_poll() {
     let p = &outcome.partial;
     assert_eq!(p.worker_stats.len(), WORKERS as usize);
     assert!(p.worker_stats.values().all(|w| w.poll_count == 1));
+}
+
+/// Schemas of poll starts (worker, task) and ends (worker).
+fn poll_schemas() -> [(
+    &'static str,
+    &'static [(&'static str, dial9_trace_format::types::FieldType)],
+); 2] {
+    use dial9_trace_format::types::FieldType::Varint as V;
+    [
+        ("PollStartEvent", &[("worker_id", V), ("task_id", V)]),
+        ("PollEndEvent", &[("worker_id", V)]),
+    ]
 }
 
 /// Schemas of symbol entries and CPU samples, for the symbol-table cases.
@@ -178,12 +186,8 @@ fn the_crafted_fixtures_are_what_their_generators_write() {
 /// in 2262; the setup diagnostic names both kinds.
 #[test]
 fn absurd_and_backward_timestamps_are_named_not_printed_as_centuries() {
-    use dial9_trace_format::types::FieldType::Varint as V;
     use dial9_trace_format::types::FieldValue::Varint;
-    let schemas = [
-        ("PollStartEvent", &[("worker_id", V), ("task_id", V)][..]),
-        ("PollEndEvent", &[("worker_id", V)][..]),
-    ];
+    let schemas = poll_schemas();
     // Twelve days of uptime: a stamp of 0 is far from it.
     let base = 1_000_000_000_000_000u64;
     let mut events = Vec::new();
@@ -217,13 +221,9 @@ fn absurd_and_backward_timestamps_are_named_not_printed_as_centuries() {
 /// analyzed; gzipped, the same through the streaming path.
 #[test]
 fn dense_events_stop_at_the_memory_budget_with_the_offset() {
-    use dial9_trace_format::types::FieldType::Varint as V;
     use dial9_trace_format::types::FieldValue::Varint;
     const POLLS: u64 = 200_000;
-    let schemas = [
-        ("PollStartEvent", &[("worker_id", V), ("task_id", V)][..]),
-        ("PollEndEvent", &[("worker_id", V)][..]),
-    ];
+    let schemas = poll_schemas();
     let events = (0..POLLS).flat_map(|i| {
         [
             (1_000 + i * 100, 0, vec![Varint(0), Varint(i % 7)]),

@@ -22,11 +22,15 @@ impl std::fmt::Display for WireError {
 pub fn encode(outcome: &FileOutcome) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     out.push(VERSION);
-    let out = postcard::to_extend(outcome, out).expect("a file outcome serializes");
+    let mut out = postcard::to_extend(outcome, out).expect("a file outcome serializes");
     match &outcome.timeline {
-        Some(t) => [out, vec![1], timeline::encode(t)].concat(),
-        None => [out, vec![0]].concat(),
+        Some(t) => {
+            out.push(1);
+            out.extend_from_slice(&timeline::encode(t));
+        }
+        None => out.push(0),
     }
+    out
 }
 
 pub fn decode(bytes: &[u8]) -> Result<FileOutcome, WireError> {

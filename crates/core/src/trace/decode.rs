@@ -180,7 +180,7 @@ impl Walk {
             // The budget is checked within a stream every
             // `BUDGET_CHECK_EVERY` events, and at its end.
             let result = match result {
-                Ok(()) if builder.held_bytes() > builder.budget.0 => Err(Stop::OverBudget { pos: end - self.start }),
+                Ok(()) if builder.over_budget() => Err(Stop::OverBudget { pos: end - self.start }),
                 other => other,
             };
             match result {
@@ -268,7 +268,7 @@ fn decode_stream(data: &[u8], skip: u64, builder: &mut Builder) -> (u64, Result<
             builder.event(&ev);
         }
         n += 1;
-        match taken && n.is_multiple_of(BUDGET_CHECK_EVERY) && builder.held_bytes() > builder.budget.0 {
+        match taken && n.is_multiple_of(BUDGET_CHECK_EVERY) && builder.over_budget() {
             true => Err(()),
             false => Ok(()),
         }
@@ -468,6 +468,11 @@ impl Builder {
             + self.symbols.len() * size_of::<(u64, u16, Frame)>()
             + tasks * 32
             + t.strings.bytes()
+    }
+
+    /// The decoded events hold more than the budget allows.
+    fn over_budget(&self) -> bool {
+        self.held_bytes() > self.budget.0
     }
 
     /// A new decoder starts: its type ids are its own.
