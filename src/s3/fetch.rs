@@ -57,23 +57,28 @@ extern "C" {
     fn clear_timeout(id: &JsValue);
 }
 
-/// Aborts `controller` after `after`, unless dropped first.
-struct Deadline(JsValue);
+/// Aborts `controller` after `after`, unless dropped first. It holds the
+/// timer's callback, so the callback is freed with it whether or not it ran.
+struct Deadline {
+    timer: JsValue,
+    _abort: Closure<dyn FnMut()>,
+}
 
 impl Deadline {
     fn new(controller: &web_sys::AbortController, after: Duration) -> Self {
         let controller = controller.clone();
-        let abort = Closure::once_into_js(move || controller.abort());
-        Deadline(set_timeout(
-            abort.unchecked_ref(),
+        let abort = Closure::once(move || controller.abort());
+        let timer = set_timeout(
+            abort.as_ref().unchecked_ref(),
             after.as_millis().min(i32::MAX as u128) as i32,
-        ))
+        );
+        Deadline { timer, _abort: abort }
     }
 }
 
 impl Drop for Deadline {
     fn drop(&mut self) {
-        clear_timeout(&self.0);
+        clear_timeout(&self.timer);
     }
 }
 
