@@ -13,10 +13,10 @@ export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 # clean build takes.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
-# A clean run builds about 8 GB; say so up front rather than fail half an hour in.
+# A clean run builds about 6 GB; say so up front rather than fail half an hour in.
 free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
-if [ "$free_kb" -lt $((12 * 1024 * 1024)) ]; then
-  printf 'warning: only %s GB free here; a clean run of every test needs about 12 GB\n' \
+if [ "$free_kb" -lt $((10 * 1024 * 1024)) ]; then
+  printf 'warning: only %s GB free here; a clean run of every test needs about 7 GB\n' \
     "$((free_kb / 1024 / 1024))" >&2
 fi
 

@@ -16,11 +16,11 @@
 
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, wire};
+use d9lens_core::bucket::cached::CachedObject;
+use d9lens_core::bucket::catalog::{CatalogSummary, Selection};
+use d9lens_core::bucket::listing_plan::{ListRequest, ListingLimits, ListingProgress};
+use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_core::container::ContainerError;
-use d9lens_core::s3::cached::CachedObject;
-use d9lens_core::s3::catalog::{CatalogSummary, Selection};
-use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingProgress};
-use d9lens_core::s3::spec::SelectionSpec;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -179,7 +179,7 @@ pub fn decode_relay(data: &JsValue) -> Result<Relay, ProtocolError> {
 /// of any size is planned, parsed and summarized off the page's thread. The
 /// page only sends the requests the worker plans.
 ///
-/// [`ListingPlan`]: d9lens_core::s3::listing_plan::ListingPlan
+/// [`ListingPlan`]: d9lens_core::bucket::listing_plan::ListingPlan
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CatalogRequest {

@@ -5,16 +5,17 @@
 
 use crate::cache;
 use crate::s3::client::Client;
+use crate::s3::client::local_now;
 use crate::s3::errors_view::Problem;
 use crate::s3::fetch;
 use crate::session::{AppState, FileRow, Input, Status};
 use crate::units;
 use crate::worker_pool::Source;
+use d9lens_core::bucket::cached::CachedObject;
+use d9lens_core::bucket::catalog::Selection;
+use d9lens_core::bucket::layout::{ParsedKey, parse_key};
 use d9lens_core::fmt::grouped;
-use d9lens_core::s3::cached::CachedObject;
-use d9lens_core::s3::catalog::Selection;
-use d9lens_core::s3::layout::{ParsedKey, parse_key};
-use d9lens_core::s3::{Attempts, HttpRequest, Method};
+use d9lens_core::s3::{Exchange, HttpRequest, Method, Step};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -43,7 +44,7 @@ pub fn start(app: AppState, selection: &Selection, client: Client) {
 }
 
 /// Worker side: the segment's bytes and whether they came from the cache.
-/// Retryable answers (throttling, 5xx) are retried with the core's backoff.
+/// Attempts follow the core's `Exchange` (a presigned URL: no fixes).
 /// Only a body of the listed size is cached or taken from the cache.
 pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(Vec<u8>, bool), String> {
     if let Some(object) = cached
@@ -60,22 +61,22 @@ pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(V
         headers: Vec::new(),
         body: None,
     };
-    let mut attempts = Attempts::default();
+    let mut exchange = Exchange::new(local_now());
     loop {
-        let error = match fetch::send(&request).await {
-            Ok(response) if response.ok() => {
+        let sent = fetch::send(&request).await;
+        let step = exchange.after(None, fetch::attempt(&sent), local_now(), js_sys::Math::random());
+        match (step, sent) {
+            (Step::Done, Ok(response)) => {
                 if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
                     let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
                     cache::put(object.id(), &buffer).await;
                 }
                 return Ok((response.body, false));
             }
-            Ok(response) => response.error(),
-            Err(error) => error,
-        };
-        match attempts.after(&error, js_sys::Math::random()) {
-            Some(delay) => fetch::sleep(delay).await,
-            None => return Err(describe(&Problem::from_s3(&error))),
+            (Step::Wait { delay, .. }, _) => fetch::sleep(delay).await,
+            (Step::GiveUp { error, .. }, _) => return Err(describe(&Problem::from_s3(&error))),
+            // Nothing to sign again (`Done` comes only with an answer).
+            (Step::Resign { .. } | Step::Done, _) => {}
         }
     }
 }

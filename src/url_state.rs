@@ -2,8 +2,8 @@
 //! sent to any server): where the bucket is, the selection and the view.
 //! Credentials are never part of it.
 
+pub use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_core::s3::encode::{form_decode, uri_encode};
-pub use d9lens_core::s3::spec::SelectionSpec;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UrlState {

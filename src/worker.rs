@@ -6,10 +6,8 @@ use crate::clock::{epoch_ms, now_ms};
 use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker};
 use d9lens_core::analysis::inspect::{self, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file, wire};
+use d9lens_core::bucket::walk::{BucketWalk, WalkError};
 use d9lens_core::container::{self, Container, Unpack};
-use d9lens_core::s3::catalog::Catalog;
-use d9lens_core::s3::listing_plan::ListingPlan;
-use d9lens_core::s3::{ListPage, parse_list_page};
 use d9lens_core::trace;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -245,41 +243,27 @@ fn inspect(id: u32, name: &str, options: &Options, bytes: &[u8], query: &Inspect
     }
 }
 
-/// The catalog worker's bucket: its catalog and the walk of listings filling it.
+/// The catalog worker's bucket: the walk of listings and the catalog it fills.
 #[derive(Default)]
 struct CatalogState {
-    catalog: Catalog,
-    plan: Option<ListingPlan>,
+    walk: Option<BucketWalk>,
 }
 
 impl CatalogState {
-    /// Gives the walk one answer (`Ok(page)` or why its request failed), and
-    /// catalogues the page's objects.
-    fn answer(&mut self, listing: u32, page: Result<ListPage, String>) -> Result<(), String> {
-        let plan = self.plan.as_mut().ok_or("no listing was started")?;
-        match page {
-            Ok(page) => {
-                plan.on_page(listing, &page).map_err(|e| e.to_string())?;
-                self.catalog.add_page(page.contents);
-                Ok(())
-            }
-            Err(message) => plan.on_failed(listing, &message).map_err(|e| e.to_string()),
-        }
+    fn walk(&mut self) -> Result<&mut BucketWalk, String> {
+        self.walk.as_mut().ok_or_else(|| "no listing was started".to_owned())
     }
 
     /// Where the walk stands, and the listings to send now.
     fn planned(&mut self, started: f64) -> CatalogReply {
-        let objects = self.catalog.object_count() as u64;
-        match self.plan.as_mut() {
-            Some(plan) => CatalogReply::Planned {
-                requests: plan.next_requests(),
-                progress: plan.progress(),
-                objects,
+        match self.walk() {
+            Ok(walk) => CatalogReply::Planned {
+                requests: walk.next_requests(),
+                progress: walk.progress(),
+                objects: walk.catalog().object_count() as u64,
                 elapsed_ms: now_ms() - started,
             },
-            None => CatalogReply::Failed {
-                message: "no listing was started".into(),
-            },
+            Err(message) => CatalogReply::Failed { message },
         }
     }
 }
@@ -289,26 +273,33 @@ fn catalog(request: CatalogRequest) -> CatalogReply {
     CATALOG.with_borrow_mut(|state| {
         let answered = match request {
             CatalogRequest::Start { prefix, limits } => {
-                // The layout root is found in each key, wherever the prefix stops.
-                state.catalog = Catalog::new("");
-                state.plan = Some(ListingPlan::new(&prefix, limits));
+                state.walk = Some(BucketWalk::new(&prefix, limits));
                 Ok(())
             }
-            CatalogRequest::AddPage { listing, bytes } => {
-                let page =
-                    parse_list_page(&bytes).map_err(|e| format!("the answer is not a ListObjectsV2 listing ({e})"));
-                state.answer(listing, page)
-            }
-            CatalogRequest::ListingFailed { listing, message } => state.answer(listing, Err(message)),
+            CatalogRequest::AddPage { listing, bytes } => match state.walk().map(|w| w.on_body(listing, &bytes)) {
+                // Counted as a failed listing; the walk goes on.
+                Ok(Err(WalkError::NotAListing(_))) => Ok(()),
+                Ok(answered) => answered.map_err(|e| e.to_string()),
+                Err(message) => Err(message),
+            },
+            CatalogRequest::ListingFailed { listing, message } => state
+                .walk()
+                .and_then(|w| w.on_failed(listing, &message).map_err(|e| e.to_string())),
             CatalogRequest::Summary => {
-                return CatalogReply::Summary {
-                    summary: Box::new(state.catalog.summary()),
-                    elapsed_ms: now_ms() - started,
+                return match state.walk() {
+                    Ok(walk) => CatalogReply::Summary {
+                        summary: Box::new(walk.catalog().summary()),
+                        elapsed_ms: now_ms() - started,
+                    },
+                    Err(message) => CatalogReply::Failed { message },
                 };
             }
             CatalogRequest::Resolve { spec } => {
-                return CatalogReply::Resolved {
-                    selection: spec.resolve(&state.catalog),
+                return match state.walk() {
+                    Ok(walk) => CatalogReply::Resolved {
+                        selection: spec.resolve(walk.catalog()),
+                    },
+                    Err(message) => CatalogReply::Failed { message },
                 };
             }
         };

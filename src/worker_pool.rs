@@ -15,7 +15,7 @@
 use crate::protocol::{self, FromWorker, Phase};
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options};
-use d9lens_core::s3::cached::CachedObject;
+use d9lens_core::bucket::cached::CachedObject;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};

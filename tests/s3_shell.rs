@@ -3,7 +3,7 @@
 //! `CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unknown-unknown --test s3_shell`.
 #![cfg(target_arch = "wasm32")]
 
-use d9lens_core::s3::catalog::{DensityBucket, Load};
+use d9lens_core::bucket::catalog::{DensityBucket, Load};
 use d9lens_core::s3::{HttpRequest, Method, S3Error};
 use d9lens_web::discovery::density::bin;
 use d9lens_web::discovery::{parse_utc, utc};

@@ -4,8 +4,8 @@
 
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
-use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingProgress};
-use d9lens_core::s3::spec::SelectionSpec;
+use d9lens_core::bucket::listing_plan::{ListRequest, ListingLimits, ListingProgress};
+use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_web::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, ToWorker};
 use d9lens_web::worker;
 use std::cell::RefCell;

@@ -2,7 +2,7 @@
 //! the load signal), busy stretches in a strong colour, quiet ones pale, gaps
 //! empty. At most [`MAX_BINS`] bars whatever the time span.
 
-use d9lens_core::s3::catalog::{DensityBucket, Load};
+use d9lens_core::bucket::catalog::{DensityBucket, Load};
 use leptos::prelude::*;
 
 pub const MAX_BINS: usize = 60;

@@ -8,7 +8,7 @@
 //! walks hosts and boots, never 100k keys. Selections are resolved by the
 //! worker too.
 //!
-//! [`Catalog`]: d9lens_core::s3::catalog::Catalog
+//! [`Catalog`]: d9lens_core::bucket::catalog::Catalog
 
 pub mod density;
 pub mod remote_catalog;
@@ -19,9 +19,9 @@ use crate::clock::now_ms;
 use crate::protocol::{CatalogReply, CatalogRequest};
 use crate::s3::client::Client;
 use crate::s3::errors_view::Problem;
-use d9lens_core::s3::catalog::{CatalogSummary, Selection};
-use d9lens_core::s3::listing_plan::{ListingLimits, ListingProgress};
-use d9lens_core::s3::spec::SelectionSpec;
+use d9lens_core::bucket::catalog::{CatalogSummary, Selection};
+use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress};
+use d9lens_core::bucket::spec::SelectionSpec;
 use futures::StreamExt;
 use futures::channel::mpsc;
 use leptos::prelude::*;

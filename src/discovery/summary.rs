@@ -6,11 +6,11 @@ use super::density::DensityStrip;
 use super::selection::SelectionState;
 use super::{Discovery, ListingStatus, duration, utc};
 use crate::units;
-use d9lens_core::s3::catalog::{
+use d9lens_core::bucket::catalog::{
     BootAnomaly, BootStart, BootSummary, CatalogSummary, HostKey, HostSummary, OtherGroup, Selection, ServiceSummary,
 };
-use d9lens_core::s3::listing_plan::ListingProgress;
-use d9lens_core::s3::spec::SelectionSpec;
+use d9lens_core::bucket::listing_plan::ListingProgress;
+use d9lens_core::bucket::spec::SelectionSpec;
 use leptos::prelude::*;
 use std::sync::Arc;
 

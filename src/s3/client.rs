@@ -1,70 +1,57 @@
-//! A bucket connection: the core's [`S3Config`] plus what the page learns while
-//! talking to S3 (the server's clock offset, the bucket's real region).
+//! A bucket's connection (the core's [`Connection`]: its config and what
+//! the page learns while talking to S3, the server's clock and the bucket's
+//! real region), shared by every request the page signs.
 //!
-//! Every request is re-signed on each attempt, so a retry after a clock or
-//! region correction uses the corrected values. Retryable answers (throttling,
-//! 5xx) and requests that timed out are retried as the core's `Attempts`
-//! say; a wrong region is retried once in the region S3 named; a clock
-//! problem once with S3's time.
+//! Each request is an [`Exchange`]: signed afresh for every attempt, so a
+//! retry after a clock or region fix uses the fixed values; the core decides
+//! what comes after each attempt.
 
 use super::fetch::{self, HttpResponse};
-use d9lens_core::s3::cached::CachedObject;
-use d9lens_core::s3::catalog::SegmentRecord;
-use d9lens_core::s3::{Attempts, ListObjectsV2, Region, S3Config, S3Error, Timestamp, clock_offset_millis};
+use d9lens_core::bucket::cached::CachedObject;
+use d9lens_core::bucket::catalog::SegmentRecord;
+use d9lens_core::s3::{Connection, Exchange, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// Ignore `Date`-header offsets below this: the header has whole seconds and
-/// the answer took a while to arrive.
-const MIN_CLOCK_CORRECTION_MS: i64 = 2_000;
-
 #[derive(Clone)]
 pub struct Client {
-    inner: Rc<RefCell<State>>,
-}
-
-struct State {
-    config: S3Config,
-    clock_offset_ms: i64,
+    inner: Rc<RefCell<Connection>>,
 }
 
 impl Client {
     pub fn new(config: S3Config) -> Self {
         Client {
-            inner: Rc::new(RefCell::new(State {
-                config,
-                clock_offset_ms: 0,
-            })),
+            inner: Rc::new(RefCell::new(Connection::new(config))),
         }
     }
 
     /// The region requests are signed for (changes after a wrong-region retry).
     pub fn region(&self) -> String {
-        self.inner.borrow().config.region.as_str().to_owned()
+        self.inner.borrow().config().region.as_str().to_owned()
     }
 
     pub fn bucket(&self) -> String {
-        self.inner.borrow().config.bucket.as_str().to_owned()
+        self.inner.borrow().config().bucket.as_str().to_owned()
     }
 
     pub fn clock_offset_ms(&self) -> i64 {
-        self.inner.borrow().clock_offset_ms
+        self.inner.borrow().clock_offset_ms()
     }
 
     /// Now by S3's clock, as far as it is known.
     pub fn now(&self) -> Timestamp {
-        local_now().offset_by_millis(self.clock_offset_ms())
+        self.inner.borrow().now(local_now())
     }
 
     /// The segment cache's identity of `segment` in this bucket.
     pub fn cached(&self, segment: &SegmentRecord) -> Option<CachedObject> {
-        CachedObject::of(&self.inner.borrow().config, segment)
+        CachedObject::of(self.inner.borrow().config(), segment)
     }
 
     /// A presigned GET URL for `key`, signed now (credentials stay on this thread).
     pub fn presign_get(&self, key: &str) -> String {
         let now = self.now();
-        self.inner.borrow().config.get_object(key, None, now).url
+        self.inner.borrow().config().get_object(key, None, now).url
     }
 
     /// One ListObjectsV2 answer, unparsed (the catalog worker reads it).
@@ -78,54 +65,27 @@ impl Client {
         &self,
         build: impl Fn(&S3Config, Timestamp) -> d9lens_core::s3::HttpRequest,
     ) -> Result<HttpResponse, S3Error> {
-        let (mut attempts, mut region_fixed, mut clock_fixed) = (Attempts::default(), false, false);
+        let mut exchange = Exchange::new(local_now());
         loop {
             let request = {
-                let now = self.now();
-                build(&self.inner.borrow().config, now)
+                let connection = self.inner.borrow();
+                build(connection.config(), connection.now(local_now()))
             };
-            let error = match fetch::send(&request).await {
-                Ok(response) if response.ok() => {
-                    self.learn_clock(&response);
-                    return Ok(response);
-                }
-                Ok(response) => {
-                    self.learn_clock(&response);
-                    response.error()
-                }
-                Err(error) => error,
-            };
-            if !clock_fixed && let Some(offset) = error.clock_offset_millis(local_now()) {
-                clock_fixed = true;
-                self.inner.borrow_mut().clock_offset_ms = offset;
-                continue;
-            }
-            if !region_fixed
-                && let Some(region) = error.retry_region().and_then(|r| Region::new(r).ok())
-                && region.as_str() != self.region()
-            {
-                region_fixed = true;
-                self.inner.borrow_mut().config.region = region;
-                continue;
-            }
-            match attempts.after(&error, js_sys::Math::random()) {
-                Some(delay) => fetch::sleep(delay).await,
-                None => return Err(error),
+            let sent = fetch::send(&request).await;
+            let step = exchange.after(
+                Some(&mut self.inner.borrow_mut()),
+                fetch::attempt(&sent),
+                local_now(),
+                js_sys::Math::random(),
+            );
+            match (step, sent) {
+                (Step::Done, Ok(response)) => return Ok(response),
+                (Step::Wait { delay, .. }, _) => fetch::sleep(delay).await,
+                (Step::GiveUp { error, .. }, _) => return Err(error),
+                // Signed again at the top (`Done` comes only with an answer).
+                (Step::Resign { .. } | Step::Done, _) => {}
             }
         }
-    }
-
-    /// Keeps S3's clock offset from any answer's `Date` header.
-    fn learn_clock(&self, response: &HttpResponse) {
-        let Some(server) = response.header("date").and_then(Timestamp::parse_http_date) else {
-            return;
-        };
-        let offset = clock_offset_millis(local_now(), server);
-        self.inner.borrow_mut().clock_offset_ms = if offset.abs() >= MIN_CLOCK_CORRECTION_MS {
-            offset
-        } else {
-            0
-        };
     }
 }
 

@@ -45,6 +45,7 @@ impl Problem {
                     .to_owned(),
                 Some(cors_rule_json(page_origin)),
             ),
+            S3Error::Unreachable { .. } => ("network", None, error.fix(), None),
             S3Error::TimedOut { .. } => ("timeout", None, error.fix(), None),
             S3Error::Service(e) => (kind_name(&e.kind), e.code.clone(), error.fix(), None),
         };

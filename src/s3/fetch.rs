@@ -4,10 +4,12 @@
 //! A request that gets no HTTP answer at all (the opaque `TypeError` a missing
 //! CORS rule produces) becomes [`S3Error::network_failure`]; one without its
 //! answer or its body within the core's [`Timeouts`] is aborted
-//! (`AbortController`) and becomes [`S3Error::timed_out`]. Nothing here logs
+//! (`AbortController`) and becomes [`S3Error::timed_out`]. Redirects are not
+//! followed: a signed request goes to the host it was signed for or nowhere,
+//! and S3 redirects only to another region's host. Nothing here logs
 //! or returns the URL: a presigned URL is a bearer credential until it expires.
 
-use d9lens_core::s3::{HttpRequest, S3Error, Timeouts};
+use d9lens_core::s3::{Attempt, HttpRequest, S3Error, Timeouts};
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -108,6 +110,7 @@ pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
     init.set_method(request.method.as_str());
     init.set_cache(web_sys::RequestCache::NoStore);
     init.set_credentials(web_sys::RequestCredentials::Omit);
+    init.set_redirect(web_sys::RequestRedirect::Manual);
     let headers = web_sys::Headers::new().map_err(|_| failure_now())?;
     for (name, value) in &request.headers {
         headers.set(name, value).map_err(|_| failure_now())?;
@@ -121,6 +124,14 @@ pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
         .await
         .map_err(|_| failure_now())?
         .unchecked_into();
+    if response.type_() == web_sys::ResponseType::Opaqueredirect {
+        // The browser hides a redirect's status, headers and body: S3's
+        // redirects (301, 307) all mean another region.
+        return Ok(HttpResponse {
+            status: 301,
+            ..HttpResponse::default()
+        });
+    }
     let headers = READ_HEADERS
         .iter()
         .filter_map(|name| {
@@ -144,6 +155,18 @@ pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
         headers,
         body: js_sys::Uint8Array::new(&body).to_vec(),
     })
+}
+
+/// What a [`send`] came to, for the core's `Exchange`.
+pub fn attempt(sent: &Result<HttpResponse, S3Error>) -> Attempt<'_> {
+    match sent {
+        Ok(response) => Attempt::Answer {
+            status: response.status,
+            headers: &response.headers,
+            body: &response.body,
+        },
+        Err(error) => Attempt::Failed(error.clone()),
+    }
 }
 
 /// Resolves after `delay` (page or worker).

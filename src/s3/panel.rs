@@ -11,7 +11,7 @@ use crate::retrieval::{self, RetrievalPanel};
 use crate::session::AppState;
 use crate::units;
 use crate::url_state::{self, SelectionSpec};
-use d9lens_core::s3::catalog::Selection;
+use d9lens_core::bucket::catalog::Selection;
 use leptos::prelude::*;
 
 #[component]

@@ -183,6 +183,30 @@ test('a listing that gets no answer is given up after the core\'s timeout and re
   await page.close();
 });
 
+test('a redirect is not followed: the signed request goes nowhere else', { timeout: 120_000 }, async () => {
+  await control('DELETE', 'requests');
+  // S3 answers a bucket that moved region (or was created minutes ago) with a
+  // 307 naming another host; a signed request must not go there.
+  await control('POST', 'fault', {
+    status: 307,
+    code: 'TemporaryRedirect',
+    message: 'Please re-send this request to the specified temporary endpoint.',
+    location: `${s3.corsEndpoint}/redirected-here?list-type=2`,
+    count: 1,
+    pathContains: 'list-type=2',
+  });
+  const { page } = await openPage();
+  await connect(page);
+  const error = page.locator('[data-testid=s3-error]');
+  await error.waitFor({ timeout: REPORT_TIMEOUT });
+  await control('DELETE', 'fault');
+  assert.equal(await error.getAttribute('data-kind'), 'region');
+  const log = await control('GET', 'requests');
+  assert.ok(log.some((r) => r.status === 307), 'the redirect was sent');
+  assert.deepEqual(log.filter((r) => r.path.includes('redirected-here')), [], 'and not followed');
+  await page.close();
+});
+
 test('connecting walks the bucket by partition, several listings at once, and summarizes it', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');
   // Every listing is held 40 ms, so listings the page sends together are measured

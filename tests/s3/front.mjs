@@ -13,10 +13,12 @@
 //   right region (s3s-fs itself accepts any region).
 // - Test control (never forwarded):
 //     POST   /__d9lens/fault    {"status":503,"count":1,"pathContains":"…","code":"SlowDown",
-//                                "message":"…","reset":false,"pass":false,"delayMs":0}
+//                                "message":"…","reset":false,"pass":false,"delayMs":0,
+//                                "location":"…"}
 //            the next `count` requests whose path+query contains `pathContains` fail with
 //            that status and an S3 XML error (or, with "reset": true, a dropped connection;
-//            with "pass": true, go through unchanged), after `delayMs`
+//            with "pass": true, go through unchanged), after `delayMs`; `location` adds
+//            a Location header (S3's 307 TemporaryRedirect carries one)
 //     DELETE /__d9lens/fault    clears pending faults
 //     GET    /__d9lens/requests the log of proxied requests [{method, path, status, fault,
 //                                startMs, endMs}] (times on this process's clock; endMs is
@@ -150,6 +152,7 @@ export function startFront(opts) {
           reset: !!f.reset,
           pass: !!f.pass,
           delayMs: Number(f.delayMs ?? 0),
+          location: f.location == null ? null : String(f.location),
         });
         reply(200, { pending: faults.length });
       });
@@ -246,7 +249,8 @@ export function startFront(opts) {
       req.resume();
       setTimeout(() => {
         if (f.reset) return req.socket.destroy();
-        sendError(req, res, f.status, f.code, f.message, '', { 'Retry-After': '0' });
+        const location = f.location ? { Location: f.location } : {};
+        sendError(req, res, f.status, f.code, f.message, '', { 'Retry-After': '0', ...location });
       }, f.delayMs);
       return;
     }

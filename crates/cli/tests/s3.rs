@@ -678,6 +678,30 @@ fn throttling_is_retried_with_backoff() {
     assert_eq!(requests(s, "1796083195-1"), [(503, true), (503, true), (200, false)]);
 }
 
+#[test]
+fn a_dropped_connection_is_retried() {
+    let s = servers!();
+    // A segment of the legacy layout, which no other test here downloads.
+    fault(
+        s,
+        r#"{"reset":true,"count":1,"pathContains":"0815/checkout-api/ip-10-0-1-23/gauu-25994/"}"#,
+    );
+    let out = d9lens(&[
+        "s3",
+        "analyze",
+        &format!("s3://{BUCKET}/2026-11-30/0815/"),
+        "--endpoint",
+        &s.cors,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("No answer from 127.0.0.1:"), "{err}");
+    assert!(err.contains("Retry 1 in"), "{err}");
+    assert!(!err.contains("X-Amz-Signature"), "{err}");
+    assert_eq!(json(&out)["errors"], serde_json::json!([]));
+}
+
 fn presigned(endpoint: &str, key: &str, range: Option<ByteRange>) -> (String, Vec<(String, String)>) {
     let config = S3Config {
         endpoint: Endpoint::custom(endpoint).unwrap(),

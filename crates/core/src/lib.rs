@@ -4,6 +4,7 @@
 //! and execute the request values that come out. See `ARCHITECTURE.md`.
 
 pub mod analysis;
+pub mod bucket;
 pub mod civil;
 pub mod compare;
 pub mod container;

@@ -1,10 +1,10 @@
 //! The bucket catalog against the fixture listing, and at 100,000 keys.
 
-use d9lens_core::s3::catalog::{
+use d9lens_core::bucket::catalog::{
     BootAnomaly, BootStart, Catalog, CatalogObject, CatalogSummary, HostKey, HostSummary, Load, Selection,
     ServiceSummary, TimeWindow, host_ipv4,
 };
-use d9lens_core::s3::layout::{Layout, OtherReason};
+use d9lens_core::bucket::layout::{Layout, OtherReason};
 use serde_json::Value;
 
 mod common;
@@ -571,7 +571,7 @@ fn hundred_thousand_keys() {
 
 #[test]
 fn fixture_selection_specs() {
-    use d9lens_core::s3::spec::SelectionSpec;
+    use d9lens_core::bucket::spec::SelectionSpec;
     let catalog = fixture_catalog();
     let keys = |s: &Selection| {
         s.keys()

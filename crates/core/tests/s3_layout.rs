@@ -1,7 +1,7 @@
 //! Key layouts against every object of the fixture bucket, plus the edge cases
 //! of `s3-layout.md` (escaping, fail-closed v1, hosts containing `/`).
 
-use d9lens_core::s3::layout::{
+use d9lens_core::bucket::layout::{
     DecodeError, KeyDate, KeyTime, Layout, OtherReason, ParsedKey, Partition, SegmentKey, V1Defect,
     decode_partition_value, escape_partition_value, is_boot_id, parse_key,
 };

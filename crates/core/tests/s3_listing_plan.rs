@@ -5,7 +5,9 @@
 mod common;
 
 use common::bucket::Bucket;
-use d9lens_core::s3::listing_plan::{ListRequest, ListingLimits, ListingPlan, NotListed, NotListedReason, PlanError};
+use d9lens_core::bucket::listing_plan::{
+    ListRequest, ListingLimits, ListingPlan, NotListed, NotListedReason, PlanError,
+};
 use d9lens_core::s3::{ListPage, ObjectEntry};
 use std::collections::BTreeSet;
 

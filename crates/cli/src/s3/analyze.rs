@@ -9,8 +9,8 @@ use super::http::Client;
 use super::{ls, summary};
 use crate::{output, parallel};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file};
-use d9lens_core::s3::catalog::{Catalog, Selection, TimeWindow};
-use d9lens_core::s3::spec::SelectionSpec;
+use d9lens_core::bucket::catalog::{Catalog, Selection, TimeWindow};
+use d9lens_core::bucket::spec::SelectionSpec;
 use std::process::ExitCode;
 
 /// The segments the flags ask for, in time order, sampled when asked.

@@ -1,8 +1,8 @@
 //! Arguments of `d9lens s3 ls` and `d9lens s3 analyze`.
 
 use d9lens_core::analysis::Options;
+use d9lens_core::bucket::listing_plan::DEFAULT_MAX_OBJECTS;
 use d9lens_core::s3::Timestamp;
-use d9lens_core::s3::listing_plan::DEFAULT_MAX_OBJECTS;
 
 /// `s3://BUCKET[/PREFIX]`.
 #[derive(Debug, Clone, PartialEq, Eq)]

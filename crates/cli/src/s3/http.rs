@@ -1,18 +1,17 @@
 //! The native executor of the core's S3 requests: sends each [`HttpRequest`] with
-//! ureq, retries throttling, 5xx and dropped connections with the core's backoff,
-//! re-signs in the right region after a wrong-region answer, and corrects the clock
-//! after a skew answer. Nothing here prints or returns a URL with its signature.
+//! ureq and does what the core's [`Exchange`] says next (retry with backoff,
+//! re-sign in S3's region or with S3's clock, give up), noting each retry on
+//! stderr. Nothing here prints or returns a URL with its signature.
 //! GET, HEAD and DELETE carry no body; POST sends the request's own, PUT the bytes
 //! the caller gives ([`Client::fetch_with_body`]).
 
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
-    Endpoint, HttpRequest, ListError, ListObjectsV2, Method, Region, S3Config, S3Error, Timeouts, Timestamp,
-    backoff_delay,
+    Attempt, Connection, Endpoint, Exchange, HttpRequest, ListError, ListObjectsV2, Method, S3Config, S3Error, Step,
+    Timeouts, Timestamp,
 };
 use std::hash::BuildHasher;
-use std::sync::RwLock;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{RwLock, RwLockWriteGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Object bodies larger than this are refused (segments are a few MB).
@@ -28,10 +27,8 @@ pub struct Response {
 /// Why a request failed for good.
 #[derive(Debug)]
 pub enum FetchError {
-    /// S3 answered with an error.
+    /// S3 answered with an error, or did not answer.
     S3(S3Error),
-    /// No HTTP answer at all.
-    Network { host: String, message: String },
     /// A 2xx listing that does not parse.
     Listing(ListError),
 }
@@ -40,7 +37,6 @@ impl FetchError {
     pub fn cause(&self) -> String {
         match self {
             FetchError::S3(e) => e.to_string(),
-            FetchError::Network { host, message } => format!("No answer from {host}: {message}."),
             FetchError::Listing(e) => format!("The listing answer is not a ListObjectsV2 result: {e}."),
         }
     }
@@ -48,9 +44,6 @@ impl FetchError {
     pub fn fix(&self) -> String {
         match self {
             FetchError::S3(e) => e.fix(),
-            FetchError::Network { .. } => "Check the endpoint (--endpoint, AWS_ENDPOINT_URL_S3), that the server is \
-                 running, and network or proxy settings (HTTPS_PROXY, NO_PROXY)."
-                .to_owned(),
             FetchError::Listing(_) => {
                 "Check that the endpoint is an S3 API endpoint (not a website or console URL).".to_owned()
             }
@@ -66,9 +59,7 @@ impl FetchError {
 /// Sends requests for one bucket. Shared by the download threads.
 pub struct Client {
     agent: ureq::Agent,
-    config: RwLock<S3Config>,
-    /// Added to the local clock for signing, learnt from a clock-skew answer.
-    clock_offset_ms: AtomicI64,
+    connection: RwLock<Connection>,
 }
 
 fn loopback(config: &S3Config) -> bool {
@@ -122,21 +113,25 @@ impl Client {
         }
         Self {
             agent: builder.build().into(),
-            config: RwLock::new(config),
-            clock_offset_ms: AtomicI64::new(0),
+            connection: RwLock::new(Connection::new(config)),
         }
     }
 
     pub fn config(&self) -> S3Config {
-        self.config.read().expect("no panics while holding the lock").clone()
+        self.connection
+            .read()
+            .expect("no panics while holding the lock")
+            .config()
+            .clone()
     }
 
-    fn now(&self) -> Timestamp {
-        local_now().offset_by_millis(self.clock_offset_ms.load(Ordering::Relaxed))
+    fn connection(&self) -> RwLockWriteGuard<'_, Connection> {
+        self.connection.write().expect("no panics while holding the lock")
     }
 
     /// Sends `req` once; `payload` is the body of a PUT (a POST sends `req.body`).
-    fn send(&self, req: &HttpRequest, payload: &[u8]) -> Result<Response, String> {
+    /// `Err`: no answer, or not within the core's [`Timeouts`].
+    fn send(&self, req: &HttpRequest, payload: &[u8]) -> Result<Response, S3Error> {
         fn with_headers<B>(mut builder: ureq::RequestBuilder<B>, req: &HttpRequest) -> ureq::RequestBuilder<B> {
             for (name, value) in &req.headers {
                 builder = builder.header(name, value);
@@ -152,7 +147,20 @@ impl Client {
             Method::Put => with_headers(self.agent.put(&req.url), req).send(body),
         };
         // ureq's messages may quote the URL: never show its signature.
-        let scrub = |e: ureq::Error| e.to_string().replace(&req.url, &redact_url(&req.url));
+        let scrub = |e: ureq::Error| match e {
+            ureq::Error::Timeout(which) => {
+                let timeouts = Timeouts::default();
+                S3Error::timed_out(match which {
+                    ureq::Timeout::Connect | ureq::Timeout::Resolve => timeouts.connect,
+                    ureq::Timeout::RecvBody => timeouts.body,
+                    _ => timeouts.answer,
+                })
+            }
+            e => S3Error::Unreachable {
+                host: host_of(&req.url),
+                message: e.to_string().replace(&req.url, &redact_url(&req.url)),
+            },
+        };
         let mut resp = result.map_err(scrub)?;
         let status = resp.status().as_u16();
         let headers = resp
@@ -195,57 +203,32 @@ impl Client {
         payload: &[u8],
         build: impl Fn(&S3Config, Timestamp) -> HttpRequest,
     ) -> Result<Response, FetchError> {
-        let mut retries = 0;
-        let mut region_switched = false;
-        let mut clock_corrected = false;
+        let mut exchange = Exchange::new(local_now());
         loop {
-            let config = self.config();
-            let req = build(&config, self.now());
-            let failure = match self.send(&req, payload) {
-                Ok(resp) if (200..300).contains(&resp.status) => return Ok(resp),
-                Ok(resp) => {
-                    let err = S3Error::from_response(resp.status, &resp.headers, &resp.body);
-                    if let Some(region) = err.retry_region()
-                        && !region_switched
-                        && region != config.region.as_str()
-                        && let Ok(region) = Region::new(region)
-                    {
-                        eprintln!("d9lens: {} Retrying in region {}.", err.cause(), region.as_str());
-                        self.config.write().expect("no panics while holding the lock").region = region;
-                        region_switched = true;
-                        continue;
-                    }
-                    if let Some(offset) = err.clock_offset_millis(local_now())
-                        && !clock_corrected
-                    {
-                        eprintln!(
-                            "d9lens: {} Signing with S3's clock ({offset:+} ms) and retrying.",
-                            err.cause()
-                        );
-                        self.clock_offset_ms.store(offset, Ordering::Relaxed);
-                        clock_corrected = true;
-                        continue;
-                    }
-                    if !err.is_retryable() {
-                        return Err(FetchError::S3(err));
-                    }
-                    FetchError::S3(err)
-                }
-                Err(message) => FetchError::Network {
-                    host: host_of(&req.url),
-                    message,
+            let req = {
+                let connection = self.connection();
+                build(connection.config(), connection.now(local_now()))
+            };
+            let sent = self.send(&req, payload);
+            let attempt = match &sent {
+                Ok(resp) => Attempt::Answer {
+                    status: resp.status,
+                    headers: &resp.headers,
+                    body: &resp.body,
                 },
+                Err(error) => Attempt::Failed(error.clone()),
             };
-            retries += 1;
-            let Some(delay) = backoff_delay(retries, jitter()) else {
-                return Err(failure);
-            };
-            eprintln!(
-                "d9lens: {what}: {} Retry {retries} in {} ms.",
-                failure.cause(),
-                delay.as_millis()
-            );
-            std::thread::sleep(delay);
+            let step = exchange.after(Some(&mut self.connection()), attempt, local_now(), jitter());
+            if let Some(note) = step.note(what) {
+                eprintln!("d9lens: {note}");
+            }
+            match (step, sent) {
+                (Step::Done, Ok(resp)) => return Ok(resp),
+                (Step::Wait { delay, .. }, _) => std::thread::sleep(delay),
+                (Step::GiveUp { error, .. }, _) => return Err(FetchError::S3(error)),
+                // Signed again at the top (`Done` comes only with an answer).
+                (Step::Resign { .. } | Step::Done, _) => {}
+            }
         }
     }
 
@@ -259,7 +242,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use d9lens_core::s3::BucketName;
+    use d9lens_core::s3::{BucketName, Region};
 
     fn config(endpoint: Endpoint) -> S3Config {
         S3Config {

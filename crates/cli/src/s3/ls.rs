@@ -4,9 +4,9 @@
 use super::args::{Common, LsArgs};
 use super::http::{Client, FetchError};
 use super::summary;
-use d9lens_core::s3::catalog::Catalog;
-use d9lens_core::s3::listing_plan::{ListingLimits, ListingPlan, ListingProgress, NotListed};
-use d9lens_core::s3::parse_list_page;
+use d9lens_core::bucket::catalog::Catalog;
+use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress, NotListed};
+use d9lens_core::bucket::walk::{BucketWalk, WalkError};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -26,42 +26,41 @@ pub fn list(client: &Client, common: &Common) -> Result<Listed, FetchError> {
         max_objects: common.max_objects,
         ..ListingLimits::default()
     };
-    let mut plan = ListingPlan::new(&common.location.prefix, limits);
-    // The layout root is found in each key, wherever the prefix stops.
-    let mut catalog = Catalog::new("");
+    let mut walk = BucketWalk::new(&common.location.prefix, limits);
     let mut first_error = None;
     let mut reported = 0;
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         loop {
-            for request in plan.next_requests() {
+            for request in walk.next_requests() {
                 let tx = tx.clone();
                 s.spawn(move || {
                     let what = format!("listing {:?}", request.list.prefix);
-                    let page = client
-                        .fetch(&what, |config, now| config.list_objects_v2(&request.list, now))
-                        .and_then(|r| parse_list_page(&r.body).map_err(FetchError::Listing));
+                    let answer = client.fetch(&what, |config, now| config.list_objects_v2(&request.list, now));
                     // The receiver outlives every listing thread.
-                    let _ = tx.send((request.id, page));
+                    let _ = tx.send((request.id, answer));
                 });
             }
-            if plan.is_done() {
+            if walk.is_done() {
                 break;
             }
-            let (id, page) = rx.recv().expect("a listing is in flight");
-            let answered = match page {
-                Ok(page) => {
-                    let answered = plan.on_page(id, &page);
-                    catalog.add_page(page.contents);
-                    answered
-                }
+            let (id, answer) = rx.recv().expect("a listing is in flight");
+            let fed = match answer {
+                Ok(response) => walk.on_body(id, &response.body),
                 Err(e) => {
-                    let answered = plan.on_failed(id, &e.cause());
+                    let fed = walk.on_failed(id, &e.cause());
                     first_error.get_or_insert(e);
-                    answered
+                    fed
                 }
             };
-            answered.expect("every answer is to a request of the plan");
+            match fed {
+                Ok(()) => {}
+                Err(WalkError::NotAListing(e)) => {
+                    first_error.get_or_insert(FetchError::Listing(e));
+                }
+                Err(WalkError::Plan(e)) => unreachable!("every answer is to a request of the walk: {e}"),
+            }
+            let catalog = walk.catalog();
             // Large buckets take a while: a note every 10,000 objects.
             if catalog.object_count() / 10_000 > reported {
                 reported = catalog.object_count() / 10_000;
@@ -69,13 +68,13 @@ pub fn list(client: &Client, common: &Common) -> Result<Listed, FetchError> {
             }
         }
     });
-    let progress = plan.progress();
+    let progress = walk.progress();
     match first_error {
         Some(e) if progress.partitions_listed == 0 => Err(e),
         _ => Ok(Listed {
-            catalog,
+            not_listed: walk.not_listed().to_vec(),
+            catalog: walk.into_catalog(),
             progress,
-            not_listed: plan.not_listed().to_vec(),
         }),
     }
 }

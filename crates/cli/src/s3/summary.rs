@@ -1,8 +1,8 @@
 //! The catalog summary as text: what `d9lens s3 ls` prints.
 
+use d9lens_core::bucket::catalog::{BootAnomaly, BootStart, BootSummary, CatalogSummary, HostSummary, Load};
+use d9lens_core::bucket::layout::Layout;
 use d9lens_core::fmt::bytes;
-use d9lens_core::s3::catalog::{BootAnomaly, BootStart, BootSummary, CatalogSummary, HostSummary, Load};
-use d9lens_core::s3::layout::Layout;
 use d9lens_core::s3::{Endpoint, S3Config, Timestamp};
 use std::fmt::Write;
 

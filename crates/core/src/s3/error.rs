@@ -69,6 +69,11 @@ pub enum S3Error {
     NetworkFailure {
         page_origin: String,
     },
+    /// A native shell's request that got no answer; `message`: the system's reason.
+    Unreachable {
+        host: String,
+        message: String,
+    },
     /// No answer (or not all of it) within `secs` (`retry::Timeouts`).
     TimedOut {
         secs: u64,
@@ -178,11 +183,11 @@ impl S3Error {
     pub fn kind(&self) -> Option<&ErrorKind> {
         match self {
             S3Error::Service(e) => Some(&e.kind),
-            S3Error::NetworkFailure { .. } | S3Error::TimedOut { .. } => None,
+            S3Error::NetworkFailure { .. } | S3Error::Unreachable { .. } | S3Error::TimedOut { .. } => None,
         }
     }
 
-    /// Throttling, server errors and timeouts: retry after [`backoff_delay`](super::retry::backoff_delay).
+    /// Throttling, server errors and timeouts: retried with backoff ([`super::exchange`]).
     pub fn is_retryable(&self) -> bool {
         matches!(self, S3Error::TimedOut { .. })
             || matches!(self.kind(), Some(ErrorKind::Throttled | ErrorKind::ServerError))
@@ -223,6 +228,7 @@ impl S3Error {
                      extension or proxy blocking the request."
                 );
             }
+            S3Error::Unreachable { host, message } => return format!("No answer from {host}: {message}."),
             S3Error::TimedOut { secs } => {
                 return format!("S3 did not answer within {secs} s, nor on the retries after it.");
             }
@@ -288,6 +294,11 @@ impl S3Error {
                     cors_rule_json(page_origin),
                     cors_rule_console_json(page_origin)
                 );
+            }
+            S3Error::Unreachable { .. } => {
+                return "Check the endpoint (--endpoint, AWS_ENDPOINT_URL_S3), that the server is running, and \
+                        network or proxy settings (HTTPS_PROXY, NO_PROXY)."
+                    .into();
             }
             S3Error::TimedOut { .. } => {
                 return "Check the endpoint and the network (a proxy, a VPN), then try again: the endpoint \

@@ -45,32 +45,6 @@ impl RetryPolicy {
     }
 }
 
-/// [`RetryPolicy::default`]'s delay before retry `retry`.
-pub fn backoff_delay(retry: u32, random: f64) -> Option<Duration> {
-    RetryPolicy::default().delay(retry, random)
-}
-
-/// The attempts at one request: after each failure, whether to send it
-/// again and after how long. Throttling, server errors and requests that
-/// timed out are retried with [`RetryPolicy::default`]'s backoff; anything
-/// else, or a failure past the last retry, is final.
-#[derive(Debug, Default)]
-pub struct Attempts {
-    retries: u32,
-}
-
-impl Attempts {
-    /// The delay before the next attempt after `error`, or `None`: give up
-    /// with `error`. `random`: uniform in `[0, 1)`.
-    pub fn after(&mut self, error: &super::S3Error, random: f64) -> Option<Duration> {
-        if !error.is_retryable() {
-            return None;
-        }
-        self.retries += 1;
-        backoff_delay(self.retries, random)
-    }
-}
-
 /// How long one request may take before it is given up as timed out
 /// (`S3Error::TimedOut`, retried like a server error): connecting, then
 /// waiting for S3's answer (status and headers), then for the whole body.
@@ -97,32 +71,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn attempts_retry_what_may_pass_and_stop() {
-        use super::super::S3Error;
-        let throttled = S3Error::from_response(503, &[], b"<Error><Code>SlowDown</Code></Error>");
-        let timed_out = S3Error::timed_out(Duration::from_secs(30));
-        let denied = S3Error::from_response(403, &[], b"<Error><Code>AccessDenied</Code></Error>");
-        let mut a = Attempts::default();
-        assert!(a.after(&denied, 0.5).is_none());
-        assert!(a.after(&timed_out, 0.5).is_some());
-        let left = (0..10).filter(|_| a.after(&throttled, 0.5).is_some()).count();
-        assert_eq!(left, 3, "four retries in all");
-        assert!(
-            Attempts::default()
-                .after(&S3Error::network_failure("https://a.example"), 0.5)
-                .is_none()
-        );
-    }
-
-    #[test]
     fn doubles_up_to_the_cap_and_stops() {
         let p = RetryPolicy::default();
         let bounds: Vec<u128> = (1..=4).map(|r| p.delay(r, 0.999).unwrap().as_millis()).collect();
         assert_eq!(bounds, [199, 399, 799, 1598]);
         assert_eq!(p.delay(0, 0.5), None);
         assert_eq!(p.delay(5, 0.5), None);
-        assert_eq!(backoff_delay(1, 0.5), Some(Duration::from_millis(100)));
-        assert_eq!(backoff_delay(2, 0.0), Some(Duration::ZERO));
+        assert_eq!(p.delay(1, 0.5), Some(Duration::from_millis(100)));
+        assert_eq!(p.delay(2, 0.0), Some(Duration::ZERO));
     }
 
     #[test]

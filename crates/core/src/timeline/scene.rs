@@ -6,7 +6,7 @@ use super::lod::AxisMap;
 use super::model::{CounterKind, FileTimeline};
 use super::palette::{Colour, colour};
 use super::view::View;
-use crate::s3::layout::{ParsedKey, parse_key};
+use crate::bucket::layout::{ParsedKey, parse_key};
 use std::collections::BTreeSet;
 
 /// Rows' heights in CSS pixels.

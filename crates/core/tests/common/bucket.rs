@@ -3,7 +3,7 @@
 //! one common prefix), `max-keys` counting objects and common prefixes alike,
 //! and continuation tokens. Answers are XML, read back by the real parser.
 
-use d9lens_core::s3::layout::{KeyDate, KeyTime};
+use d9lens_core::bucket::layout::{KeyDate, KeyTime};
 use d9lens_core::s3::{ListObjectsV2, ListPage, parse_list_page};
 
 pub struct Bucket {

@@ -27,8 +27,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::layout::{KeyDate, KeyTime};
-use super::listing::ListPage;
-use super::request::ListObjectsV2;
+use crate::s3::listing::ListPage;
+use crate::s3::request::ListObjectsV2;
 
 /// Listings in flight at once: what a browser sends in parallel to one host
 /// over HTTP/1.1; more would only queue in the browser.

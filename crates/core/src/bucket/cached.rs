@@ -5,7 +5,7 @@
 //! is not the listed size is a changed or broken download, and never cached.
 
 use super::catalog::SegmentRecord;
-use super::request::{Endpoint, S3Config};
+use crate::s3::request::{Endpoint, S3Config};
 use serde::{Deserialize, Serialize};
 
 /// One version of one listed object, as the cache knows it.
@@ -52,7 +52,7 @@ impl CachedObject {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::s3::layout::{ParsedKey, parse_key};
+    use crate::bucket::layout::{ParsedKey, parse_key};
 
     fn config(endpoint: Endpoint, bucket: &str) -> S3Config {
         S3Config::unsigned(endpoint, bucket, "us-east-1")

@@ -16,7 +16,7 @@ use std::net::Ipv4Addr;
 use serde::{Deserialize, Serialize};
 
 use super::layout::{KeyDate, Layout, OtherReason, ParsedKey, SegmentKey, parse_key};
-use super::listing::ObjectEntry;
+use crate::s3::listing::ObjectEntry;
 
 /// A segment counts as busy at this multiple of the fleet's typical (lower
 /// quartile) size. Quiet and busy dial9 segments differ by 10–50×, so 5× sits

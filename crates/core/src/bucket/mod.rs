@@ -1,0 +1,18 @@
+//! dial9's bucket model, over the S3 protocol of [`crate::s3`]: what the keys
+//! of a trace bucket mean and how to find them.
+//!
+//! - [`layout`]: dial9's object-key layouts (`version=1/date=…/service=…`, legacy).
+//! - [`listing_plan`]: the walk of delimiter listings that finds a bucket's keys,
+//!   partition by partition, several at once, within caps.
+//! - [`walk`]: a listing plan and the catalog it fills, as both shells drive it.
+//! - [`catalog`]: what the bucket holds according to its keys (services, hosts,
+//!   boots, segment spans, density) and selections of its segments.
+//! - [`spec`]: shareable choices of segments, resolved against a catalog.
+//! - [`cached`]: the segment cache's identity of one version of one object.
+
+pub mod cached;
+pub mod catalog;
+pub mod layout;
+pub mod listing_plan;
+pub mod spec;
+pub mod walk;
