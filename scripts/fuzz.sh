@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bounded fuzzing: `analyze`, the whole per-file path
-# (fuzz/fuzz_targets/analyze.rs), or `answers`, what the page reads from
-# workers and S3 besides traces (fuzz/fuzz_targets/answers.rs).
+# (fuzz/fuzz_targets/analyze.rs), `answers`, what the page reads from
+# workers and S3 besides traces (fuzz/fuzz_targets/answers.rs), or `bucket`,
+# a walk of listing answers into the catalog (fuzz/fuzz_targets/bucket.rs).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]     (defaults: 60 s, analyze)
 # Env:   JOBS=N    parallel libFuzzer jobs (default 1; the machines have 2 cores)

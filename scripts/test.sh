@@ -46,6 +46,7 @@ if [ -x scripts/fuzz.sh ]; then
   step "bounded fuzzing"
   scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
   scripts/fuzz.sh "${FUZZ_ANSWERS_SECONDS:-30}" answers
+  scripts/fuzz.sh "${FUZZ_BUCKET_SECONDS:-30}" bucket
 fi
 
 step "all tests passed"

@@ -11,6 +11,10 @@
 //! When workers would otherwise sit idle (one file, or the last of a batch),
 //! a file gets two: one reads and unpacks it (gunzip) while the other decodes
 //! and analyzes the raw trace as it streams in over a `MessageChannel`.
+//!
+//! When every worker is busy, a worker analyzing an S3 object takes the next
+//! one too ([`AHEAD`]): its download runs in the browser while the worker
+//! computes, so the worker never waits for the network between files.
 
 use crate::protocol::{self, FromWorker, Phase};
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
@@ -98,6 +102,9 @@ fn warm_heap_bytes(index: usize) -> u64 {
     if index < 2 { BIG_TRACE_HEAP } else { 0 }
 }
 
+/// S3 objects a worker holds at once: one it analyzes, one downloading.
+const AHEAD: usize = 2;
+
 type Listener = Rc<dyn Fn(PoolEvent)>;
 
 #[derive(Clone)]
@@ -116,9 +123,32 @@ struct Inner {
 struct Slot {
     worker: web_sys::Worker,
     ready: bool,
-    busy: Option<u32>,
+    /// The files it works on; more than one only as S3 downloads ahead.
+    jobs: Vec<Held>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+#[derive(Clone, Copy)]
+struct Held {
+    id: u32,
+    /// A download the worker does alone, which may share it with another.
+    shares: bool,
+}
+
+impl Slot {
+    fn holds(&self, id: u32) -> bool {
+        self.jobs.iter().any(|h| h.id == id)
+    }
+
+    fn release(&mut self, id: u32) {
+        self.jobs.retain(|h| h.id != id);
+    }
+
+    /// Whether it may take a job that `shares` now.
+    fn takes(&self, shares: bool) -> bool {
+        self.ready && (self.jobs.is_empty() || shares && self.jobs.len() < AHEAD && self.jobs.iter().all(|h| h.shares))
+    }
 }
 
 /// How many workers to run: the browser's core count, at least 1, at most 8.
@@ -192,7 +222,7 @@ fn spawn_slot(inner: &Weak<RefCell<Inner>>, script: &str, index: usize) -> Resul
     Ok(Slot {
         worker,
         ready: false,
-        busy: None,
+        jobs: Vec::new(),
         _on_message: on_message,
         _on_error: on_error,
     })
@@ -204,7 +234,11 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
         Err(err) => {
             web_sys::console::error_1(&format!("d9lens: worker {index}: {err}").into());
             // Whatever it was, the file it was working on has no usable answer.
-            let busy = inner.borrow().slots.get(index).and_then(|s| s.busy);
+            let busy = inner
+                .borrow()
+                .slots
+                .get(index)
+                .and_then(|s| s.jobs.first().map(|h| h.id));
             match busy {
                 Some(id) => FromWorker::Failed {
                     id,
@@ -248,7 +282,7 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 outcome,
                 analysis_ms,
             } => {
-                slot.busy = None;
+                slot.release(id);
                 Some(PoolEvent::Done {
                     id,
                     outcome,
@@ -260,15 +294,15 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 None
             }
             FromWorker::Inspected { id, answer } => {
-                slot.busy = None;
+                slot.release(id);
                 Some(PoolEvent::Inspected { id, answer })
             }
-            FromWorker::Relayed { .. } => {
-                slot.busy = None;
+            FromWorker::Relayed { id } => {
+                slot.release(id);
                 None
             }
             FromWorker::Failed { id, message } => {
-                slot.busy = None;
+                slot.release(id);
                 Some(PoolEvent::Failed { id, message })
             }
             // Only the catalog worker answers catalog requests, and the pool sends none.
@@ -294,7 +328,7 @@ fn replace_partners(inner: &Rc<RefCell<Inner>>, id: u32) {
 /// Replaces every worker busy with a file that `which` picks.
 fn replace_busy(inner: &Rc<RefCell<Inner>>, which: impl Fn(u32) -> bool) {
     let picked: Vec<usize> = (inner.borrow().slots.iter().enumerate())
-        .filter(|(_, slot)| slot.busy.is_some_and(&which))
+        .filter(|(_, slot)| slot.jobs.iter().any(|h| which(h.id)))
         .map(|(index, _)| index)
         .collect();
     for index in picked {
@@ -305,13 +339,21 @@ fn replace_busy(inner: &Rc<RefCell<Inner>>, which: impl Fn(u32) -> bool) {
 fn on_crash(inner: &Rc<RefCell<Inner>>, index: usize, message: String) {
     let (listener, lost) = {
         let guard = inner.borrow();
-        (guard.listener.clone(), guard.slots.get(index).and_then(|s| s.busy))
+        let lost: Vec<u32> = guard
+            .slots
+            .get(index)
+            .map(|s| s.jobs.iter().map(|h| h.id).collect())
+            .unwrap_or_default();
+        (guard.listener.clone(), lost)
     };
     web_sys::console::error_1(&format!("d9lens: worker {index} crashed: {message}").into());
     replace_slot(inner, index);
-    if let Some(id) = lost {
+    for id in lost {
         replace_partners(inner, id);
-        listener(PoolEvent::Crashed { id, message });
+        listener(PoolEvent::Crashed {
+            id,
+            message: message.clone(),
+        });
     }
     dispatch(inner);
 }
@@ -328,20 +370,27 @@ fn replace_slot(inner: &Rc<RefCell<Inner>>, index: usize) {
 }
 
 /// Hands queued jobs to ready, idle workers; a job gets a second worker
-/// when one would be left idle once every waiting job has one.
+/// when one would be left idle once every waiting job has one. With none
+/// idle, an S3 object goes to a worker with one to download ahead.
 fn dispatch(inner: &Rc<RefCell<Inner>>) {
     loop {
         let (index, partner, job, options, listener) = {
             let mut guard = inner.borrow_mut();
+            let Some(next) = guard.queue.front() else { return };
+            let shares = next.inspect.is_none() && matches!(next.source, Source::Url { .. });
             let idle: Vec<usize> = (guard.slots.iter().enumerate())
-                .filter(|(_, s)| s.ready && s.busy.is_none())
+                .filter(|(_, s)| s.ready && s.jobs.is_empty())
                 .map(|(index, _)| index)
                 .collect();
-            let Some(&index) = idle.first() else { return };
+            let ahead = || (guard.slots.iter()).position(|s| s.takes(shares));
+            let Some(index) = idle.first().copied().or_else(ahead) else {
+                return;
+            };
             let Some(job) = guard.queue.pop_front() else { return };
             let partner = (job.inspect.is_none() && guard.queue.len() + 2 <= idle.len()).then(|| idle[1]);
+            let shares = shares && partner.is_none();
             for slot in std::iter::once(index).chain(partner) {
-                guard.slots[slot].busy = Some(job.id);
+                guard.slots[slot].jobs.push(Held { id: job.id, shares });
             }
             (index, partner, job, guard.options.clone(), guard.listener.clone())
         };
@@ -367,7 +416,7 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
             let worker = |slot: usize| {
                 let guard = inner.borrow();
                 (guard.slots.get(slot))
-                    .filter(|s| s.busy == Some(id))
+                    .filter(|s| s.holds(id))
                     .map(|s| s.worker.clone())
             };
             let sent = match partner {
@@ -397,10 +446,8 @@ fn post(worker: &web_sys::Worker, msg: protocol::ToWorker, bytes: Option<js_sys:
 }
 
 fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
-    if let Some(slot) = inner.borrow_mut().slots.get_mut(index)
-        && slot.busy == Some(id)
-    {
-        slot.busy = None;
+    if let Some(slot) = inner.borrow_mut().slots.get_mut(index) {
+        slot.release(id);
     }
 }
 
