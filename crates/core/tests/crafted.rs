@@ -215,6 +215,30 @@ fn absurd_and_backward_timestamps_are_named_not_printed_as_centuries() {
     assert!(reference.setup.issues.iter().all(|f| !f.check.contains("timestamps")));
 }
 
+/// A timestamp base near `u64::MAX` plus an event's 24-bit delta passes
+/// 64 bits. The decoder (patched: vendor/dial9-trace-format/PATCHED.md)
+/// names it at its offset, where it panicked with overflow checks on and
+/// wrapped to a time near zero without; the events before it are kept.
+#[test]
+fn a_timestamp_past_u64_max_is_named_at_its_offset() {
+    use dial9_trace_format::types::FieldValue::Varint;
+    let events = vec![
+        (1_000, 0, vec![Varint(0), Varint(1)]),
+        (2_000, 1, vec![Varint(0)]),
+        (u64::MAX - 5, 0, vec![Varint(0), Varint(2)]),
+    ];
+    let mut bytes = common::encode_trace_in_order(&poll_schemas(), events);
+    // The last frame: tag, type id (2 bytes), delta (3), worker, task.
+    let n = bytes.len();
+    assert_eq!(bytes[n - 5..n - 2], [0, 0, 0], "the last event sits on its reset");
+    bytes[n - 5..n - 2].copy_from_slice(&[0xff; 3]);
+    let outcome = analyze_file("overflow.bin", &bytes, &Options::default());
+    let error = outcome.error.expect("the overflow is named");
+    assert!(error.message.contains("timestamp overflows 64 bits"), "{error:?}");
+    assert_eq!(error.offset, Some(n as u64 - 5), "{error:?}");
+    assert_eq!(outcome.partial.worker_stats[&0].poll_count, 1);
+}
+
 /// Dense valid events in one stream (a recorder's file or a crafted one
 /// can be a single sub-stream): decoding stops once the decoded events pass
 /// the budget, with the file's offset, and the events before it are

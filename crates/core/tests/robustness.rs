@@ -350,3 +350,25 @@ fn gzip_wrapped_fixture_matches_raw() {
         assert!(e.offset.is_some());
     }
 }
+
+/// Inputs the fuzzer once crashed on (`tests/fixtures/fuzz-found/`), each
+/// through the whole path with both sets of options: a report, no panic
+/// (tests run with overflow checks on, as the fuzzer does).
+#[test]
+fn what_the_fuzzer_found_stays_fixed() {
+    let dir = fixtures().join("fuzz-found");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a readable entry").path())
+        .collect();
+    found.sort();
+    assert!(!found.is_empty());
+    for path in found {
+        let name = path.file_name().expect("a file").to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).expect("readable");
+        for opts in [opts(), Options::default()] {
+            let outcome = check(&name, &bytes, &opts);
+            render(vec![outcome], &opts);
+        }
+    }
+}

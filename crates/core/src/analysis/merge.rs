@@ -328,7 +328,7 @@ impl Acc {
             _ => 0,
         };
         let min_ts = self.min_ts.unwrap_or(0);
-        let rel = |t: u64| t as i64 - min_ts as i64;
+        let rel = |t: u64| (t as i64).saturating_sub(min_ts as i64);
         let spawn_loc = |task: u64| self.task_spawn_locs.get(&task).cloned().flatten();
         let rate = if opts.reference_compatible {
             REFERENCE_SAMPLE_RATE
@@ -437,7 +437,7 @@ impl Acc {
                 duration_ms: duration_ns as f64 / 1e6,
                 min_ts: self.min_ts,
                 max_ts: self.max_ts,
-                wall_clock_start_ns: self.clock_anchor.map(|(mono, real)| real - rel(mono)),
+                wall_clock_start_ns: self.clock_anchor.map(|(mono, real)| real.saturating_sub(rel(mono))),
                 workers: self.workers.keys().copied().collect(),
                 event_count: self.event_count,
                 cpu_sample_count: self.cpu_sample_count,
