@@ -4,10 +4,8 @@
 //! decodes and analyzes. Credentials never leave the page's thread.
 
 use crate::cache;
-use crate::s3::client::Client;
-use crate::s3::client::local_now;
+use crate::s3::client::{self, Client};
 use crate::s3::errors_view::Problem;
-use crate::s3::fetch;
 use crate::session::{AppState, FileRow, Input, Status};
 use crate::units;
 use crate::worker_pool::Source;
@@ -15,7 +13,7 @@ use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::layout::{ParsedKey, parse_key};
 use d9lens_core::fmt::grouped;
-use d9lens_core::s3::{Exchange, HttpRequest, Method, Step};
+use d9lens_core::s3::{HttpRequest, Method};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -44,7 +42,7 @@ pub fn start(app: AppState, selection: &Selection, client: Client) {
 }
 
 /// Worker side: the segment's bytes and whether they came from the cache.
-/// Attempts follow the core's `Exchange` (a presigned URL: no fixes).
+/// Attempts follow the core's `Exchange` (`client::drive`; a presigned URL: no fixes).
 /// Only a body of the listed size is cached or taken from the cache.
 pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(Vec<u8>, bool), String> {
     if let Some(object) = cached
@@ -61,24 +59,14 @@ pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(V
         headers: Vec::new(),
         body: None,
     };
-    let mut exchange = Exchange::new(local_now());
-    loop {
-        let sent = fetch::send(&request).await;
-        let step = exchange.after(None, fetch::attempt(&sent), local_now(), js_sys::Math::random());
-        match (step, sent) {
-            (Step::Done, Ok(response)) => {
-                if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
-                    let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
-                    cache::put(object.id(), &buffer).await;
-                }
-                return Ok((response.body, false));
-            }
-            (Step::Wait { delay, .. }, _) => fetch::sleep(delay).await,
-            (Step::GiveUp { error, .. }, _) => return Err(describe(&Problem::from_s3(&error))),
-            // Nothing to sign again (`Done` comes only with an answer).
-            (Step::Resign { .. } | Step::Done, _) => {}
-        }
+    let response = client::drive(None, || request.clone())
+        .await
+        .map_err(|error| describe(&Problem::from_s3(&error)))?;
+    if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
+        let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
+        cache::put(object.id(), &buffer).await;
     }
+    Ok((response.body, false))
 }
 
 fn describe(problem: &Problem) -> String {

@@ -9,7 +9,7 @@
 use super::fetch::{self, HttpResponse};
 use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::SegmentRecord;
-use d9lens_core::s3::{Connection, Exchange, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
+use d9lens_core::s3::{Connection, Exchange, HttpRequest, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -61,30 +61,37 @@ impl Client {
     }
 
     /// Sends the request `build` makes, with retries (see the module docs).
-    pub async fn execute(
-        &self,
-        build: impl Fn(&S3Config, Timestamp) -> d9lens_core::s3::HttpRequest,
-    ) -> Result<HttpResponse, S3Error> {
-        let mut exchange = Exchange::new(local_now());
-        loop {
-            let request = {
-                let connection = self.inner.borrow();
-                build(connection.config(), connection.now(local_now()))
-            };
-            let sent = fetch::send(&request).await;
-            let step = exchange.after(
-                Some(&mut self.inner.borrow_mut()),
-                fetch::attempt(&sent),
-                local_now(),
-                js_sys::Math::random(),
-            );
-            match (step, sent) {
-                (Step::Done, Ok(response)) => return Ok(response),
-                (Step::Wait { delay, .. }, _) => fetch::sleep(delay).await,
-                (Step::GiveUp { error, .. }, _) => return Err(error),
-                // Signed again at the top (`Done` comes only with an answer).
-                (Step::Resign { .. } | Step::Done, _) => {}
-            }
+    pub async fn execute(&self, build: impl Fn(&S3Config, Timestamp) -> HttpRequest) -> Result<HttpResponse, S3Error> {
+        let sign = || {
+            let connection = self.inner.borrow();
+            build(connection.config(), connection.now(local_now()))
+        };
+        drive(Some(&self.inner), sign).await
+    }
+}
+
+/// Sends the request `request` makes (afresh for every attempt) until the
+/// core's [`Exchange`] is done with it or gives up. `connection`: the
+/// bucket's, for a request signed from it (fixes go into it); `None` for a
+/// presigned one.
+pub async fn drive(
+    connection: Option<&RefCell<Connection>>,
+    request: impl Fn() -> HttpRequest,
+) -> Result<HttpResponse, S3Error> {
+    let mut exchange = Exchange::new(local_now());
+    loop {
+        let sent = fetch::send(&request()).await;
+        let step = {
+            let mut fixes = connection.map(RefCell::borrow_mut);
+            let attempt = fetch::attempt(&sent);
+            exchange.after(fixes.as_deref_mut(), attempt, local_now(), js_sys::Math::random())
+        };
+        match (step, sent) {
+            (Step::Done, Ok(response)) => return Ok(response),
+            (Step::Wait { delay, .. }, _) => fetch::sleep(delay).await,
+            (Step::GiveUp { error, .. }, _) => return Err(error),
+            // Made and signed again at the top (`Done` comes only with an answer).
+            (Step::Resign { .. } | Step::Done, _) => {}
         }
     }
 }

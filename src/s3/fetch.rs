@@ -36,13 +36,6 @@ impl HttpResponse {
         (200..300).contains(&self.status)
     }
 
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
     /// The error this answer stands for (only meaningful when `!ok()`).
     pub fn error(&self) -> S3Error {
         S3Error::from_response(self.status, &self.headers, &self.body)

@@ -4,7 +4,7 @@
 use super::client::local_now;
 use super::errors_view::Problem;
 use super::fetch;
-use d9lens_core::s3::{AssumeRole, S3Config, S3Error, StsEndpoint, assume_role_request, parse_assume_role_response};
+use d9lens_core::s3::{AssumeRole, S3Config, StsEndpoint, assume_role_request, parse_assume_role_response};
 
 /// `config` with its credentials replaced by the role's temporary ones.
 pub async fn assume_role(mut config: S3Config, role_arn: &str) -> Result<S3Config, Problem> {
@@ -26,11 +26,7 @@ pub async fn assume_role(mut config: S3Config, role_arn: &str) -> Result<S3Confi
         .map_err(|e| Problem::input(format!("The role is not usable: {e}."), "Check the role ARN field."))?;
     let response = fetch::send(&request).await.map_err(|e| Problem::from_s3(&e))?;
     if !response.ok() {
-        return Err(Problem::from_s3(&S3Error::from_response(
-            response.status,
-            &response.headers,
-            &response.body,
-        )));
+        return Err(Problem::from_s3(&response.error()));
     }
     let credentials = parse_assume_role_response(&response.body).map_err(|e| {
         Problem::input(
