@@ -7,76 +7,10 @@ use d9lens_core::bucket::catalog::{DensityBucket, Load};
 use d9lens_core::s3::{HttpRequest, Method, S3Error};
 use d9lens_web::discovery::density::bin;
 use d9lens_web::discovery::{parse_utc, utc};
-use d9lens_web::url_state::{SelectionSpec, UrlState};
 use d9lens_web::{cache, s3::fetch};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-#[wasm_bindgen_test]
-fn shared_state_round_trips_through_the_fragment() {
-    let state = UrlState {
-        endpoint: "http://127.0.0.1:9001".into(),
-        bucket: "d9lens-demo".into(),
-        region: "us-east-1".into(),
-        prefix: String::new(),
-        max_keys: None,
-        max_objects: None,
-        selection: Some(SelectionSpec::Host {
-            service: "payments/api".into(),
-            instance: "ip-10-0-1-88".into(),
-            from: 10,
-            to: 20,
-        }),
-        view: Some("report".into()),
-    };
-    let fragment = state.to_fragment();
-    assert!(fragment.starts_with("s3&bucket=d9lens-demo"), "{fragment}");
-    assert_eq!(UrlState::from_fragment(&fragment), Some(state));
-}
-
-#[wasm_bindgen_test]
-fn every_selection_kind_round_trips_through_the_fragment() {
-    let base = UrlState {
-        endpoint: "http://127.0.0.1:9001".into(),
-        bucket: "d9lens-demo".into(),
-        region: "us-east-1".into(),
-        prefix: "dial9 traces/".into(),
-        max_keys: Some(7),
-        max_objects: Some(10),
-        selection: None,
-        view: Some("report".into()),
-    };
-    let selections = [
-        SelectionSpec::Fleet {
-            service: None,
-            from: 1,
-            to: 2,
-        },
-        SelectionSpec::Sample {
-            service: Some("a&b=c".into()),
-            n: 4,
-            from: 1,
-            to: 2,
-        },
-        SelectionSpec::Single {
-            key: "version=1/date=2026-11-30/x%2Fy/1-0.bin.gz".into(),
-        },
-    ];
-    for selection in selections {
-        let state = UrlState {
-            selection: Some(selection),
-            ..base.clone()
-        };
-        let fragment = state.to_fragment();
-        assert!(!fragment.contains('/') && !fragment.contains(' '), "{fragment}");
-        assert_eq!(UrlState::from_fragment(&format!("#{fragment}")), Some(state));
-    }
-    assert_eq!(UrlState::from_fragment("#other"), None);
-    // A window that is empty (or not a window) is no selection.
-    let bad = UrlState::from_fragment("#s3&bucket=b&sel=host&service=s&host=h&from=9&to=9").unwrap();
-    assert_eq!(bad.selection, None);
-}
 
 #[wasm_bindgen_test]
 fn utc_text_round_trips() {

@@ -5,8 +5,8 @@
 
 use super::{Discovery, parse_utc, utc};
 use crate::units;
-use crate::url_state::SelectionSpec;
 use d9lens_core::bucket::catalog::{HostKey, Selection, TimeWindow};
+use d9lens_core::bucket::spec::SelectionSpec;
 use leptos::prelude::*;
 
 pub const DEFAULT_BUDGET_MB: u64 = 500;

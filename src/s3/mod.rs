@@ -14,8 +14,9 @@ pub mod sts;
 
 use crate::discovery::Discovery;
 use crate::site::Site;
-use crate::url_state::{self, UrlState};
+use crate::url_state;
 use client::Client;
+use d9lens_core::bucket::link::BucketLink;
 use d9lens_core::bucket::listing_plan::{DEFAULT_MAX_OBJECTS, ListingLimits};
 use d9lens_core::s3::link_endpoint;
 use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Config};
@@ -64,7 +65,7 @@ pub struct S3State {
     pub discovery: Discovery,
     client: StoredValue<Option<Client>, LocalStorage>,
     /// A selection from the URL, applied once the listing is complete.
-    pub restore: StoredValue<Option<UrlState>, LocalStorage>,
+    pub restore: StoredValue<Option<BucketLink>, LocalStorage>,
     /// Where the page is served from (same-origin bucket, loopback, plain HTTP).
     pub site: StoredValue<Site>,
     /// The endpoint a link filled in, until the user approves it (or changes it).
@@ -142,7 +143,7 @@ impl S3State {
         self.client.with_value(|c| c.clone())
     }
 
-    fn apply_url(&self, url: &UrlState) {
+    fn apply_url(&self, url: &BucketLink) {
         let f = self.form;
         f.endpoint.set(url.endpoint.clone());
         self.link_endpoint
@@ -161,10 +162,10 @@ impl S3State {
     }
 
     /// The URL state of the current form (selection and view added by the caller).
-    pub fn url_state(&self) -> UrlState {
+    pub fn url_state(&self) -> BucketLink {
         let f = self.form;
         let limits = self.limits();
-        UrlState {
+        BucketLink {
             endpoint: f.endpoint.get_untracked().trim().to_owned(),
             bucket: f.bucket.get_untracked().trim().to_owned(),
             region: self

@@ -8,11 +8,13 @@
 //! - [`catalog`]: what the bucket holds according to its keys (services, hosts,
 //!   boots, segment spans, density) and selections of its segments.
 //! - [`spec`]: shareable choices of segments, resolved against a catalog.
+//! - [`link`]: the bucket, selection and view a shared link carries.
 //! - [`cached`]: the segment cache's identity of one version of one object.
 
 pub mod cached;
 pub mod catalog;
 pub mod layout;
+pub mod link;
 pub mod listing_plan;
 pub mod spec;
 pub mod walk;
