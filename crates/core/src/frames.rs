@@ -6,10 +6,27 @@
 //! delimiter it looks at is ASCII, so the port scans bytes and slices UTF-8 at
 //! those delimiters; where a regex's backtracking picks a particular match,
 //! the comment on the scanning function says which one and why.
+//!
+//! [`Frame`] lives here, below both the decoder (`trace`), which makes
+//! frames, and the report, which holds them.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
-use crate::report::Frame;
+use serde::{Deserialize, Serialize};
+
+/// One symbolized stack frame (leaf-first lists). `symbol` is the raw symbol
+/// (or the `0x…` address when unresolved); display text comes from `frames`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Frame {
+    /// Shared: a frame is copied into every report stack that holds it.
+    pub symbol: Arc<str>,
+    pub location: Option<Arc<str>>,
+}
+
+/// A leaf-first stack, shared by the samples that have it: long polls'
+/// samples repeat a few stacks thousands of times. Serialized as a list.
+pub type Stack = Arc<[Frame]>;
 
 /// Coarse class of a stack frame, decided from its raw symbol alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

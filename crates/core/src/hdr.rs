@@ -5,6 +5,7 @@
 //! half up (unlike the `hdrhistogram` crate's ceil), so this is hand-built.
 
 use crate::hashing::FastMap;
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -144,6 +145,18 @@ impl Histogram {
 pub struct Tally {
     buckets: FastMap<u64, u64>,
     count: u64,
+}
+
+/// Histograms by name folded into `dst` (a new name takes its histogram as is).
+pub fn merge_by_name(dst: &mut IndexMap<String, Histogram>, src: impl IntoIterator<Item = (String, Histogram)>) {
+    for (k, h) in src {
+        match dst.entry(k) {
+            indexmap::map::Entry::Occupied(mut o) => o.get_mut().merge(&h),
+            indexmap::map::Entry::Vacant(v) => {
+                v.insert(h);
+            }
+        }
+    }
 }
 
 impl Tally {

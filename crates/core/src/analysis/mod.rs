@@ -3,6 +3,8 @@
 
 mod delays;
 mod file;
+mod flag_counts;
+mod fold;
 mod memory;
 mod merge;
 mod options;

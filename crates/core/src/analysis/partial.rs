@@ -1,8 +1,8 @@
 //! One trace file → its `Partial`: the per-file half of `accumulateTrace`.
 
+use super::flag_counts::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::memory::MemoryPartial;
-use super::merge::merge_hist;
-use super::red_flags::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
+use super::setup::SetupPartial;
 use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
@@ -10,10 +10,10 @@ use crate::hdr::{Histogram, Tally};
 use crate::parallel::join;
 use crate::report::Moment;
 use crate::timeline::FileTimeline;
-use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId, SymbolTable};
+use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Long polls and worst delays kept per file and after each merge.
 pub const KEEP_WORST: usize = 100;
@@ -63,21 +63,6 @@ impl DelayRec {
             dur_ns: 0,
         }
     }
-}
-
-/// Inputs of the setup diagnostic.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct SetupPartial {
-    pub symbols: u64,
-    pub symbols_with_location: u64,
-    pub wake_events: u64,
-    pub poll_starts: u64,
-    pub unparks: u64,
-    pub on_cpu_chain_frames: u64,
-    pub on_cpu_addresses: BTreeSet<u64>,
-    pub tokio_unstable_false: bool,
-    #[serde(default)]
-    pub time: crate::trace::TimeAnomalies,
 }
 
 /// What one file contributes to a report: bounded in size (histograms, top-N
@@ -166,7 +151,7 @@ impl Partial {
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, file, &trace.wakes, &loc);
                     let by_task = polls_by_task(&tl);
-                    (setup(trace, &tl), tl, polls, delays, by_task)
+                    (SetupPartial::of(trace, &tl), tl, polls, delays, by_task)
                 },
                 || trace::build_spans(&trace.span_events, &trace.strings),
             )
@@ -318,7 +303,7 @@ impl PollStats {
         let named = durations
             .into_iter()
             .map(|(id, t)| (loc(id).unwrap_or_else(|| "(unknown)".into()), t.into_histogram()));
-        merge_hist(&mut s.durations, named);
+        crate::hdr::merge_by_name(&mut s.durations, named);
         keep_worst(&mut s.long_polls, |l| l.dur);
         s
     }
@@ -485,27 +470,6 @@ fn symbolize_long_polls(
         lp.sched_samples = stacks_of(trace, poll.sched_samples(), symbolizer);
         lp.cpu_samples = stacks_of(trace, poll.cpu_samples(), symbolizer);
     }
-}
-
-fn setup(trace: &ParsedTrace, tl: &workers::Timelines) -> SetupPartial {
-    let symbols: &SymbolTable = &trace.symbols;
-    let mut s = SetupPartial {
-        symbols: symbols.len() as u64,
-        symbols_with_location: symbols.with_location() as u64,
-        wake_events: trace.wakes.len() as u64,
-        tokio_unstable_false: trace.metadata.get("tokio.unstable").is_some_and(|v| v == "false"),
-        time: trace.time,
-        ..SetupPartial::default()
-    };
-    for wt in tl.workers.values() {
-        s.poll_starts += wt.poll_starts;
-        s.unparks += wt.unparks;
-    }
-    for sample in trace.samples.iter().filter(|x| x.source == SOURCE_ON_CPU) {
-        s.on_cpu_chain_frames += sample.callchain.len() as u64;
-        s.on_cpu_addresses.extend(sample.callchain.iter().copied());
-    }
-    s
 }
 
 /// The index of the last poll starting at or before `ts` (polls by start),

@@ -3,11 +3,66 @@
 //! events, tokio_unstable, task polls)?
 
 use super::Options;
-use super::partial::SetupPartial;
+use super::workers::Timelines;
 use crate::fmt::to_fixed;
 use crate::report::{Finding, SetupDiagnostic, Severity};
+use crate::trace::{ParsedTrace, SOURCE_ON_CPU, SymbolTable};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 const RUSTFLAGS: &str = "[build]\nrustflags = [\"--cfg\", \"tokio_unstable\", \"-C\", \"force-frame-pointers=yes\"]";
+
+/// Inputs of the setup diagnostic.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SetupPartial {
+    pub symbols: u64,
+    pub symbols_with_location: u64,
+    pub wake_events: u64,
+    pub poll_starts: u64,
+    pub unparks: u64,
+    pub on_cpu_chain_frames: u64,
+    pub on_cpu_addresses: BTreeSet<u64>,
+    pub tokio_unstable_false: bool,
+    #[serde(default)]
+    pub time: crate::trace::TimeAnomalies,
+}
+
+impl SetupPartial {
+    /// One file's inputs.
+    pub(super) fn of(trace: &ParsedTrace, tl: &Timelines) -> SetupPartial {
+        let symbols: &SymbolTable = &trace.symbols;
+        let mut s = SetupPartial {
+            symbols: symbols.len() as u64,
+            symbols_with_location: symbols.with_location() as u64,
+            wake_events: trace.wakes.len() as u64,
+            tokio_unstable_false: trace.metadata.get("tokio.unstable").is_some_and(|v| v == "false"),
+            time: trace.time,
+            ..SetupPartial::default()
+        };
+        for wt in tl.workers.values() {
+            s.poll_starts += wt.poll_starts;
+            s.unparks += wt.unparks;
+        }
+        for sample in trace.samples.iter().filter(|x| x.source == SOURCE_ON_CPU) {
+            s.on_cpu_chain_frames += sample.callchain.len() as u64;
+            s.on_cpu_addresses.extend(sample.callchain.iter().copied());
+        }
+        s
+    }
+
+    /// Another file's inputs added to these.
+    pub(super) fn add(&mut self, o: &SetupPartial) {
+        self.symbols += o.symbols;
+        self.symbols_with_location += o.symbols_with_location;
+        self.wake_events += o.wake_events;
+        self.poll_starts += o.poll_starts;
+        self.unparks += o.unparks;
+        self.on_cpu_chain_frames += o.on_cpu_chain_frames;
+        self.on_cpu_addresses.extend(&o.on_cpu_addresses);
+        self.tokio_unstable_false |= o.tokio_unstable_false;
+        self.time.add(&o.time);
+    }
+}
 
 fn finding(severity: Severity, check: &str, message: String, fix: String) -> Finding {
     Finding {

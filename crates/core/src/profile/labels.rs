@@ -3,9 +3,9 @@
 //! addresses as one `[kernel]` label, the addresses kept aside for a tooltip.
 
 use super::origin::{Origin, is_kernel_address, origin};
+use crate::frames::Frame;
 use crate::frames::format_frame;
 use crate::hashing::FastMap;
-use crate::report::Frame;
 use std::sync::Arc;
 
 pub const KERNEL: &str = "[kernel]";

@@ -9,8 +9,8 @@
 //! Cargo's registry and git checkouts are dependencies, rustc's `library/` is
 //! the standard library, non-Rust sources are the system.
 
+use crate::frames::Frame;
 use crate::frames::{FrameKind, frame_kind};
-use crate::report::Frame;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

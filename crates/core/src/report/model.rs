@@ -1,22 +1,10 @@
 //! The report: every number d9lens shows, as plain serializable data. The
 //! page, the CLI's `--json` and the text renderer all read this one model.
 
+pub use crate::frames::{Frame, Stack};
 pub use crate::hdr::LogBin;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-
-/// One symbolized stack frame (leaf-first lists). `symbol` is the raw symbol
-/// (or the `0x…` address when unresolved); display text comes from `frames`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Frame {
-    /// Shared: a frame is copied into every report stack that holds it.
-    pub symbol: Arc<str>,
-    pub location: Option<Arc<str>>,
-}
-
-/// A leaf-first stack, shared by the samples that have it: long polls'
-/// samples repeat a few stacks thousands of times. Serialized as a list.
-pub type Stack = Arc<[Frame]>;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -3,9 +3,9 @@
 use super::fields::{Field, Fields, Slots, as_u64};
 use super::model::*;
 use crate::container::TRACE_MAGIC;
+use crate::frames::Frame;
 use crate::hashing::FastMap;
 use crate::parallel::join;
-use crate::report::Frame;
 use dial9_trace_format::decoder::{DecodeError, Decoder, RawEvent, TryForEachError};
 use dial9_trace_format::types::FieldValueRef;
 use std::collections::BTreeMap;

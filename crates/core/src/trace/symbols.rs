@@ -7,7 +7,7 @@
 //! [`MAX_STACK_FRAMES`] frames (a few addresses named at every depth, in a
 //! long chain, would otherwise expand to tens of millions).
 
-use crate::report::Frame;
+use crate::frames::Frame;
 use std::collections::HashMap;
 
 /// The most frames one stack keeps, leaf first: far deeper than real Rust

@@ -1,0 +1,173 @@
+//! The running fold of partials (`mergePartial`): what every file added so
+//! far adds up to, before it becomes a report (`merge`) and is scanned for
+//! red flags (`red_flags`).
+
+use super::flag_counts::FlagCounts;
+use super::memory::MemoryAcc;
+use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
+use super::setup::SetupPartial;
+use super::stacks::{FrameTable, GroupIndex};
+use crate::hdr::{Histogram, merge_by_name};
+use crate::report::{KernelWait, Moment};
+use indexmap::IndexMap;
+use std::collections::BTreeMap;
+
+/// The running fold of partials (`createAccumulator`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Acc {
+    pub(super) min_ts: Option<u64>,
+    pub(super) max_ts: Option<u64>,
+    pub(super) workers: BTreeMap<u64, WorkerStats>,
+    pub(super) event_count: u64,
+    pub(super) cpu_sample_count: u64,
+    pub(super) on_cpu: u64,
+    pub(super) off_cpu: u64,
+    pub(super) task_spawn_count: u64,
+    pub(super) task_alive_at_end: i64,
+    pub(super) max_local_queue: u64,
+    pub(super) poll_durations: IndexMap<String, Histogram>,
+    pub(super) long_polls: Vec<LongPollRec>,
+    pub(super) long_poll_count: u64,
+    pub(super) queue_max: u64,
+    pub(super) queue_sum: u64,
+    pub(super) queue_count: u64,
+    pub(super) delay_total: u64,
+    pub(super) delay_high: u64,
+    pub(super) delay_worst: Vec<DelayRec>,
+    pub(super) delay_hist: Option<Histogram>,
+    pub(super) active_tasks: Vec<(u64, u64)>,
+    pub(super) task_spawn_locs: IndexMap<u64, Option<String>>,
+    pub(super) task_spawn_times: IndexMap<u64, u64>,
+    pub(super) task_terminate_times: IndexMap<u64, u64>,
+    /// The frames of every stack of the fold.
+    pub(super) frames: FrameTable,
+    pub(super) cpu_groups: GroupIndex,
+    pub(super) in_poll_groups: GroupIndex,
+    pub(super) idle_groups: GroupIndex,
+    pub(super) in_poll: u64,
+    pub(super) idle: u64,
+    pub(super) in_poll_by_loc: IndexMap<String, u64>,
+    pub(super) span_stats: IndexMap<String, Histogram>,
+    /// Each span name's slowest instance over the files (ties: the earliest file name).
+    pub(super) span_slowest: IndexMap<String, Moment>,
+    pub(super) memory: MemoryAcc,
+    pub(super) setup: SetupPartial,
+    pub(super) runtimes: IndexMap<String, Vec<u64>>,
+    pub(super) clock_anchor: Option<(u64, i64)>,
+    pub(super) incomplete_files: u64,
+    pub(super) flags: FlagCounts,
+}
+
+impl Acc {
+    pub(super) fn merge(&mut self, mut p: Partial, compat_dir: bool) {
+        let bounds = if compat_dir { p.runtime_bounds } else { p.bounds };
+        if let Some((lo, hi)) = bounds {
+            self.min_ts = Some(self.min_ts.map_or(lo, |m| m.min(lo)));
+            self.max_ts = Some(self.max_ts.map_or(hi, |m| m.max(hi)));
+        }
+        self.event_count += p.event_count;
+        self.cpu_sample_count += p.cpu_sample_count;
+        self.on_cpu += p.on_cpu;
+        self.off_cpu += p.off_cpu;
+        self.task_spawn_count += p.task_spawn_count;
+        self.task_alive_at_end += p.task_alive_at_end;
+        self.max_local_queue = self.max_local_queue.max(p.max_local_queue);
+        for (&w, ws) in &p.worker_stats {
+            let d = self.workers.entry(w).or_default();
+            d.active_ns += ws.active_ns;
+            d.park_ns += ws.park_ns;
+            d.ratio_sum += ws.ratio_sum;
+            d.active_count += ws.active_count;
+            d.poll_count += ws.poll_count;
+            d.park_count += ws.park_count;
+            d.sched_waits.extend(&ws.sched_waits);
+            d.poll_ns += ws.poll_ns;
+        }
+        merge_by_name(&mut self.poll_durations, std::mem::take(&mut p.poll_durations));
+        let remap = self.frames.absorb(std::mem::take(&mut p.frames));
+        self.long_poll_count += p.long_poll_count;
+        self.long_polls
+            .extend(std::mem::take(&mut p.long_polls).into_iter().map(|mut lp| {
+                lp.sched_samples = lp.sched_samples.iter().map(|s| remap.stack(s)).collect();
+                lp.cpu_samples = lp.cpu_samples.iter().map(|s| remap.stack(s)).collect();
+                if compat_dir {
+                    // The reference labels directory-mode polls by cache name: `.bin.gz` shows as `.bin`.
+                    if let Some(stem) = lp.file.strip_suffix(".gz") {
+                        lp.file = stem.to_string();
+                    }
+                }
+                lp
+            }));
+        keep_worst(&mut self.long_polls, |l| l.dur);
+        self.queue_max = self.queue_max.max(p.queue_max);
+        self.queue_sum += p.queue_sum;
+        self.queue_count += p.queue_count;
+        self.delay_total += p.delay_total;
+        self.delay_high += p.delay_high;
+        self.delay_worst.append(&mut p.delay_worst);
+        keep_worst(&mut self.delay_worst, |d| d.delay);
+        if let Some(h) = p.delay_hist.take() {
+            match &mut self.delay_hist {
+                Some(acc) => acc.merge(&h),
+                None => self.delay_hist = Some(h),
+            }
+        } else if compat_dir {
+            self.delay_hist.get_or_insert_with(Histogram::default);
+        }
+        self.active_tasks.extend(&p.active_tasks);
+        self.task_spawn_locs.extend(std::mem::take(&mut p.task_spawn_locs));
+        self.task_spawn_times.extend(&p.task_spawn_times);
+        self.task_terminate_times.extend(&p.task_terminate_times);
+        self.cpu_groups
+            .merge(&self.frames, &remap, std::mem::take(&mut p.cpu_groups));
+        self.in_poll_groups
+            .merge(&self.frames, &remap, std::mem::take(&mut p.in_poll_groups));
+        self.idle_groups
+            .merge(&self.frames, &remap, std::mem::take(&mut p.idle_groups));
+        self.in_poll += p.in_poll;
+        self.idle += p.idle;
+        for (k, v) in &p.in_poll_by_loc {
+            *self.in_poll_by_loc.entry(k.clone()).or_default() += v;
+        }
+        merge_by_name(&mut self.span_stats, std::mem::take(&mut p.span_stats));
+        for (name, (dur, start)) in std::mem::take(&mut p.span_slowest) {
+            let moment = Moment {
+                file: p.file.clone(),
+                worker: None,
+                start_ns: start,
+                dur_ns: dur,
+            };
+            let slowest = self.span_slowest.entry(name).or_insert_with(|| moment.clone());
+            if (dur, std::cmp::Reverse(&moment.file)) > (slowest.dur_ns, std::cmp::Reverse(&slowest.file)) {
+                *slowest = moment;
+            }
+        }
+        self.memory.merge(std::mem::take(&mut p.memory), &remap);
+        self.setup.add(&p.setup);
+        for (name, ids) in crate::trace::named_runtimes(&p.metadata) {
+            self.runtimes.insert(name.to_string(), ids);
+        }
+        self.clock_anchor = self.clock_anchor.or(p.clock_anchor);
+        self.incomplete_files += u64::from(p.incomplete);
+        self.flags.merge(&p.flags);
+    }
+
+    /// Per worker with any kernel scheduling wait: count, max, p50 (of the descending list), > 1 ms.
+    pub(super) fn kernel_waits(&self) -> Vec<KernelWait> {
+        self.workers
+            .iter()
+            .filter(|(_, ws)| !ws.sched_waits.is_empty())
+            .map(|(&w, ws)| {
+                let mut waits = ws.sched_waits.clone();
+                waits.sort_by(|a, b| b.cmp(a));
+                KernelWait {
+                    worker: w,
+                    count: waits.len() as u64,
+                    max_ns: waits[0],
+                    p50_ns: waits[waits.len() / 2],
+                    count_over_1ms: waits.iter().filter(|&&x| x > 1_000_000).count() as u64,
+                }
+            })
+            .collect()
+    }
+}
