@@ -90,7 +90,7 @@ pub fn DensityStrip(buckets: Vec<DensityBucket>, from: u64, to: u64, scale: u64)
     });
     let title = format!(
         "bytes uploaded per {} over time{}",
-        super::duration(bins.first().map_or(60, |b| b.end - b.start)),
+        d9lens_core::fmt::secs(bins.first().map_or(60, |b| b.end - b.start)),
         busiest.map(|b| format!("; {b}")).unwrap_or_default()
     );
     let paths = ["d-busy", "d-quiet", "d-empty"]

@@ -223,13 +223,3 @@ pub fn parse_utc(text: &str) -> Option<u64> {
     let ts = d9lens_core::s3::Timestamp::parse_rfc3339(&format!("{t}Z"))?;
     u64::try_from(ts.unix_secs()).ok()
 }
-
-/// `1 m 30 s`, `2 h 5 m` for a duration in seconds.
-pub fn duration(secs: u64) -> String {
-    match secs {
-        s if s < 60 => format!("{s} s"),
-        s if s < 3600 => format!("{} m {} s", s / 60, s % 60),
-        s if s < 86_400 => format!("{} h {} m", s / 3600, (s % 3600) / 60),
-        s => format!("{} d {} h", s / 86_400, (s % 86_400) / 3600),
-    }
-}

@@ -4,13 +4,14 @@
 
 use super::density::DensityStrip;
 use super::selection::SelectionState;
-use super::{Discovery, ListingStatus, duration, utc};
+use super::{Discovery, ListingStatus, utc};
 use crate::units;
 use d9lens_core::bucket::catalog::{
-    BootAnomaly, BootStart, BootSummary, CatalogSummary, HostKey, HostSummary, OtherGroup, Selection, ServiceSummary,
+    BootStart, BootSummary, CatalogSummary, HostKey, HostSummary, OtherGroup, Selection, ServiceSummary,
 };
 use d9lens_core::bucket::listing_plan::ListingProgress;
 use d9lens_core::bucket::spec::SelectionSpec;
+use d9lens_core::fmt::secs as duration;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -238,42 +239,13 @@ fn host_view(service: String, h: HostSummary, scale: u64, discovery: Discovery, 
 
 fn boot_view(host: HostKey, b: BootSummary, sel: SelectionState) -> impl IntoView {
     let name = b.boot.clone().unwrap_or_else(|| "(no boot id)".into());
-    let (restart, start_text) = match &b.start {
-        BootStart::First => (false, String::new()),
-        BootStart::Restart {
-            previous_boot,
-            downtime_secs,
-        } => (
-            true,
-            format!(
-                "restart after {}{}",
-                duration(*downtime_secs),
-                previous_boot
-                    .as_ref()
-                    .map(|p| format!(" (previous boot {p})"))
-                    .unwrap_or_default()
-            ),
-        ),
-        BootStart::Concurrent { other_boot } => (
-            false,
-            format!(
-                "ran concurrently with {}",
-                other_boot.clone().unwrap_or_else(|| "another boot".into())
-            ),
-        ),
-    };
+    let restart = matches!(b.start, BootStart::Restart { .. });
+    let start_text = b.start.describe().unwrap_or_default();
     let anomalies = b
         .anomalies
         .iter()
         .map(|a| {
-            let text = match a {
-                BootAnomaly::MissingIndices { first, last } if first == last => format!("segment {first} missing"),
-                BootAnomaly::MissingIndices { first, last } => format!("segments {first}–{last} missing"),
-                BootAnomaly::DuplicateIndex { index } => format!("index {index} listed twice"),
-                BootAnomaly::OutOfOrder { index } => format!("segment {index} out of order"),
-                BootAnomaly::EmptySegment { index } => format!("segment {index} is empty"),
-                BootAnomaly::KeyTimeMismatch { index } => format!("segment {index}: key time ≠ start"),
-            };
+            let text = a.to_string();
             view! { <span class="anomaly" data-testid="anomaly">{text}</span> }
         })
         .collect_view();

@@ -10,8 +10,9 @@ use crate::discovery::summary::DiscoveryView;
 use crate::retrieval::{self, RetrievalPanel};
 use crate::session::AppState;
 use crate::units;
-use crate::url_state::{self, SelectionSpec};
+use crate::url_state;
 use d9lens_core::bucket::catalog::Selection;
+use d9lens_core::bucket::spec::SelectionSpec;
 use leptos::prelude::*;
 
 #[component]

@@ -141,6 +141,18 @@ pub fn pct(part: f64, whole: f64, digits: usize) -> String {
     to_fixed(part / whole * 100.0, digits)
 }
 
+/// A span of whole seconds, the one way the page and the CLI say it:
+/// `15s`, `13m44s`, `5h50m13s`, `2d03h`.
+pub fn secs(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, _) => format!("{m}m{s:02}s"),
+        (0, _, _) => format!("{h}h{m:02}m{s:02}s"),
+        _ => format!("{d}d{h:02}h"),
+    }
+}
+
 /// A byte count for people, in decimal units with three significant digits
 /// (`812 B`, `75.3 KB`, `1.41 MB`, `4.17 GB`): the page, the CLI and the
 /// timeline's allocation track all say sizes this way.
@@ -179,6 +191,14 @@ mod tests {
         assert_eq!(bytes(999_999), "1000 KB");
         assert_eq!(bytes(4_170_000_000), "4.17 GB");
         assert_eq!(bytes(u64::MAX), "18446744 TB");
+    }
+
+    #[test]
+    fn spans_of_seconds_name_their_two_largest_units() {
+        assert_eq!(secs(15), "15s");
+        assert_eq!(secs(824), "13m44s");
+        assert_eq!(secs(21_013), "5h50m13s");
+        assert_eq!(secs(2 * 86_400 + 3 * 3600 + 59), "2d03h");
     }
 
     #[test]

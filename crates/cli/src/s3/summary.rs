@@ -1,8 +1,8 @@
 //! The catalog summary as text: what `d9lens s3 ls` prints.
 
-use d9lens_core::bucket::catalog::{BootAnomaly, BootStart, BootSummary, CatalogSummary, HostSummary, Load};
+use d9lens_core::bucket::catalog::{BootSummary, CatalogSummary, HostSummary, Load};
 use d9lens_core::bucket::layout::Layout;
-use d9lens_core::fmt::bytes;
+use d9lens_core::fmt::{bytes, secs as duration};
 use d9lens_core::s3::{Endpoint, S3Config, Timestamp};
 use std::fmt::Write;
 
@@ -28,48 +28,12 @@ pub fn time(secs: u64) -> String {
     Timestamp::from_unix_secs(secs as i64).to_rfc3339()
 }
 
-/// `5h50m13s`, `13m44s`, `15s`.
-pub fn duration(secs: u64) -> String {
-    let (h, m, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
-    match (h, m) {
-        (0, 0) => format!("{s}s"),
-        (0, _) => format!("{m}m{s:02}s"),
-        _ => format!("{h}h{m:02}m{s:02}s"),
-    }
-}
-
 fn plural(n: u64, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
-fn anomaly(a: &BootAnomaly) -> String {
-    match a {
-        BootAnomaly::MissingIndices { first, last } if first == last => format!("missing #{first}"),
-        BootAnomaly::MissingIndices { first, last } => {
-            format!("missing #{first}–#{last} ({} segments)", last - first + 1)
-        }
-        BootAnomaly::DuplicateIndex { index } => format!("duplicate #{index}"),
-        BootAnomaly::OutOfOrder { index } => format!("#{index} out of order"),
-        BootAnomaly::EmptySegment { index } => format!("#{index} empty"),
-        BootAnomaly::KeyTimeMismatch { index } => format!("#{index} key date/time disagrees with its epoch"),
-    }
-}
-
 fn boot_line(out: &mut String, b: &BootSummary) {
-    let start = match &b.start {
-        BootStart::First => "first boot".to_owned(),
-        BootStart::Restart {
-            previous_boot,
-            downtime_secs,
-        } => format!(
-            "RESTART after {} (previous boot {})",
-            duration(*downtime_secs),
-            previous_boot.as_deref().unwrap_or("without id")
-        ),
-        BootStart::Concurrent { other_boot } => {
-            format!("CONCURRENT with boot {}", other_boot.as_deref().unwrap_or("without id"))
-        }
-    };
+    let start = b.start.describe().unwrap_or_else(|| "first boot".to_owned());
     let layouts: Vec<&str> = b
         .layouts
         .iter()
@@ -93,7 +57,7 @@ fn boot_line(out: &mut String, b: &BootSummary) {
         layouts.join(", ")
     );
     if !b.anomalies.is_empty() {
-        let list: Vec<String> = b.anomalies.iter().map(anomaly).collect();
+        let list: Vec<String> = b.anomalies.iter().map(ToString::to_string).collect();
         let _ = writeln!(out, "        anomalies: {}", list.join("; "));
     }
 }
@@ -244,10 +208,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn units() {
-        assert_eq!(duration(15), "15s");
-        assert_eq!(duration(824), "13m44s");
-        assert_eq!(duration(21_013), "5h50m13s");
+    fn times() {
         assert_eq!(time(1_796_047_538), "2026-11-30T14:05:38Z");
     }
 }

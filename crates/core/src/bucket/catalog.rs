@@ -840,6 +840,43 @@ pub enum BootAnomaly {
     KeyTimeMismatch { index: u64 },
 }
 
+impl BootStart {
+    /// How the page and the CLI say it; `None` for a host's first boot.
+    pub fn describe(&self) -> Option<String> {
+        let boot = |id: &Option<String>| {
+            id.as_deref()
+                .map_or("a boot without id".to_owned(), |id| format!("boot {id}"))
+        };
+        match self {
+            BootStart::First => None,
+            BootStart::Restart {
+                previous_boot,
+                downtime_secs,
+            } => Some(format!(
+                "restart after {} (previous: {})",
+                crate::fmt::secs(*downtime_secs),
+                boot(previous_boot)
+            )),
+            BootStart::Concurrent { other_boot } => Some(format!("ran concurrently with {}", boot(other_boot))),
+        }
+    }
+}
+
+impl fmt::Display for BootAnomaly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            BootAnomaly::MissingIndices { first, last } if first == last => write!(f, "segment #{first} missing"),
+            BootAnomaly::MissingIndices { first, last } => {
+                write!(f, "segments #{first}–#{last} missing ({})", last - first + 1)
+            }
+            BootAnomaly::DuplicateIndex { index } => write!(f, "#{index} listed twice"),
+            BootAnomaly::OutOfOrder { index } => write!(f, "#{index} out of order"),
+            BootAnomaly::EmptySegment { index } => write!(f, "#{index} empty"),
+            BootAnomaly::KeyTimeMismatch { index } => write!(f, "#{index}: key date/time disagrees with its epoch"),
+        }
+    }
+}
+
 /// A silence in a host's timeline: `[from_secs, to_secs)` covered by no segment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
