@@ -35,7 +35,7 @@ function pageCode() {
     return { module: './d9lens-web.js', wasm: './d9lens-web_bg.wasm' };
   }
   // The worker: its no-modules glue, then its start with the embedded wasm. The page
-  // finds the worker script through the meta tag (src/assets.rs).
+  // finds the worker script through the meta tag (src/page/assets.rs).
   const worker = blobUrl([
     block('d9lens-worker-glue'),
     `\nwasm_bindgen({ module_or_path: (${base64Bytes})(${JSON.stringify(block('d9lens-worker-wasm').trim())}) });\n`,

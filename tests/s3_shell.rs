@@ -5,9 +5,9 @@
 
 use d9lens_core::bucket::catalog::{DensityBucket, Load};
 use d9lens_core::s3::{HttpRequest, Method, S3Error};
-use d9lens_web::discovery::density::bin;
-use d9lens_web::discovery::{parse_utc, utc};
-use d9lens_web::{cache, s3::fetch};
+use d9lens_web::net::{cache, fetch};
+use d9lens_web::page::discovery::density::bin;
+use d9lens_web::page::discovery::{parse_utc, utc};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

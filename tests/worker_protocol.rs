@@ -247,7 +247,7 @@ async fn a_warm_up_for_the_page_answers_with_an_outcome_the_page_readies_itself_
     assert!(answer.error.is_none() && answer.events > 1000, "{:?}", answer.error);
     assert!(answer.timeline.is_some_and(|t| !t.lanes.is_empty()));
     // The page's side runs in tasks; the page stays usable meanwhile and after.
-    d9lens_web::warm_up::page(outcome);
+    d9lens_web::page::warm_up::page(outcome);
     sleep(400).await;
     let posted = run_handler(&protocol::encode_to_worker(analyze_request(14, "trace.4.bin", SMALL_TRACE)).0);
     assert!(last_done(14, &posted).0.error.is_none());

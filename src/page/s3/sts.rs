@@ -1,0 +1,39 @@
+//! AssumeRole from the page (STS answers CORS): the form's keys are the base
+//! credentials, the role's temporary keys sign the S3 requests.
+
+use super::errors_view::Problem;
+use crate::net::client::local_now;
+use crate::net::fetch;
+use d9lens_core::s3::{AssumeRole, S3Config, StsEndpoint, assume_role_request, parse_assume_role_response};
+
+/// `config` with its credentials replaced by the role's temporary ones.
+pub async fn assume_role(mut config: S3Config, role_arn: &str) -> Result<S3Config, Problem> {
+    let Some(base) = config.credentials.clone() else {
+        return Err(Problem::input(
+            "Assuming a role needs base credentials.",
+            "Fill in the access key and secret key fields (or clear the role ARN field for a public bucket).",
+        ));
+    };
+    let params = AssumeRole {
+        role_arn: role_arn.to_owned(),
+        session_name: "d9lens-web".into(),
+        duration_secs: None,
+        external_id: None,
+        mfa: None,
+    };
+    let endpoint = StsEndpoint::Regional(config.region.clone());
+    let request = assume_role_request(&base, &endpoint, &params, local_now())
+        .map_err(|e| Problem::input(format!("The role is not usable: {e}."), "Check the role ARN field."))?;
+    let response = fetch::send(&request).await.map_err(|e| Problem::from_s3(&e))?;
+    if !response.ok() {
+        return Err(Problem::from_s3(&response.error()));
+    }
+    let credentials = parse_assume_role_response(&response.body).map_err(|e| {
+        Problem::input(
+            format!("STS answered, but: {e}."),
+            "Check the role ARN field and that the base keys may assume it.",
+        )
+    })?;
+    config.credentials = Some(credentials);
+    Ok(config)
+}

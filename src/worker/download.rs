@@ -1,0 +1,34 @@
+//! A worker's download of one S3 segment (presigned by the page), or its
+//! copy from the segment cache.
+
+use crate::net::{cache, client};
+use d9lens_core::bucket::cached::CachedObject;
+use d9lens_core::s3::{HttpRequest, Method};
+
+/// The segment's bytes and whether they came from the cache.
+/// Attempts follow the core's `Exchange` (`client::drive`; a presigned URL: no fixes).
+/// Only a body of the listed size is cached or taken from the cache.
+pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(Vec<u8>, bool), String> {
+    if let Some(object) = cached
+        && let Some(buffer) = cache::get(object.id()).await
+    {
+        if object.holds(u64::from(buffer.byte_length())) {
+            return Ok((js_sys::Uint8Array::new(&buffer).to_vec(), true));
+        }
+        cache::delete(object.id()).await;
+    }
+    let request = HttpRequest {
+        method: Method::Get,
+        url: url.to_owned(),
+        headers: Vec::new(),
+        body: None,
+    };
+    let response = client::drive(None, || request.clone())
+        .await
+        .map_err(|error| format!("Download failed: {} Fix: {}", error.cause(), error.fix()))?;
+    if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
+        let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
+        cache::put(object.id(), &buffer).await;
+    }
+    Ok((response.body, false))
+}
