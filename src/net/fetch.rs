@@ -1,5 +1,9 @@
 //! Executes core [`HttpRequest`] values with the browser's `fetch` (in the page
-//! or in a worker: the global `fetch` exists in both).
+//! or in a worker: the global `fetch` exists in both), through `gloo-net`.
+//! The `web_sys::Request` is built here and handed to `gloo_net::http::Request`
+//! as is: gloo's `RequestBuilder` rebuilds the URL's query (and appends `&`
+//! to an existing one), which would change what a signature or a presigned
+//! URL covers.
 //!
 //! A request that gets no HTTP answer at all (the opaque `TypeError` a missing
 //! CORS rule produces) becomes [`S3Error::network_failure`]; one without its
@@ -31,21 +35,8 @@ pub struct HttpResponse {
     pub body: Vec<u8>,
 }
 
-impl HttpResponse {
-    pub fn ok(&self) -> bool {
-        (200..300).contains(&self.status)
-    }
-
-    /// The error this answer stands for (only meaningful when `!ok()`).
-    pub fn error(&self) -> S3Error {
-        S3Error::from_response(self.status, &self.headers, &self.body)
-    }
-}
-
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_name = fetch)]
-    fn global_fetch(request: &web_sys::Request) -> js_sys::Promise;
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &js_sys::Function, millis: i32) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
@@ -113,10 +104,10 @@ pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
         init.set_body(&JsValue::from_str(body));
     }
     let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(|_| failure_now())?;
-    let response: web_sys::Response = JsFuture::from(global_fetch(&js_request))
+    let response = gloo_net::http::Request::from(js_request)
+        .send()
         .await
-        .map_err(|_| failure_now())?
-        .unchecked_into();
+        .map_err(|_| failure_now())?;
     if response.type_() == web_sys::ResponseType::Opaqueredirect {
         // The browser hides a redirect's status, headers and body: S3's
         // redirects (301, 307) all mean another region.
@@ -127,26 +118,16 @@ pub async fn send(request: &HttpRequest) -> Result<HttpResponse, S3Error> {
     }
     let headers = READ_HEADERS
         .iter()
-        .filter_map(|name| {
-            response
-                .headers()
-                .get(name)
-                .ok()
-                .flatten()
-                .map(|v| (name.to_string(), v))
-        })
+        .filter_map(|name| response.headers().get(name).map(|v| (name.to_string(), v)))
         .collect();
     // The answer is in: now the body has its own time.
     drop(deadline);
     let _deadline = Deadline::new(&controller, timeouts.body);
-    let body = match response.array_buffer() {
-        Ok(promise) => JsFuture::from(promise).await.map_err(|_| failure(timeouts.body))?,
-        Err(_) => return Err(failure(timeouts.body)),
-    };
+    let body = response.binary().await.map_err(|_| failure(timeouts.body))?;
     Ok(HttpResponse {
         status: response.status(),
         headers,
-        body: js_sys::Uint8Array::new(&body).to_vec(),
+        body,
     })
 }
 

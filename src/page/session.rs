@@ -653,22 +653,21 @@ impl FileRow {
     }
 }
 
+/// A file the page is served with (the demo trace), as a buffer to hand a worker.
 async fn fetch_bytes(url: &str) -> Result<js_sys::ArrayBuffer, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str(url))
+    let failed = |why: String| format!("could not download {url}: {why}");
+    let response = gloo_net::http::Request::get(url)
+        .send()
         .await
-        .map_err(|e| format!("could not download {url}: {}", worker_pool::js_message(&e)))?;
-    let response: web_sys::Response = response.unchecked_into();
+        .map_err(|e| failed(e.to_string()))?;
     if !response.ok() {
-        return Err(format!(
-            "could not download {url}: HTTP {} {}",
-            response.status(),
-            response.status_text()
-        ));
+        return Err(failed(format!("HTTP {} {}", response.status(), response.status_text())));
     }
-    let body = response.array_buffer().map_err(|e| worker_pool::js_message(&e))?;
+    let body = web_sys::Response::from(response)
+        .array_buffer()
+        .map_err(|e| failed(worker_pool::js_message(&e)))?;
     let body = JsFuture::from(body)
         .await
-        .map_err(|e| format!("could not download {url}: {}", worker_pool::js_message(&e)))?;
+        .map_err(|e| failed(worker_pool::js_message(&e)))?;
     Ok(body.unchecked_into())
 }

@@ -1,9 +1,10 @@
 //! AssumeRole from the page (STS answers CORS): the form's keys are the base
-//! credentials, the role's temporary keys sign the S3 requests.
+//! credentials, the role's temporary keys sign the S3 requests. The call
+//! goes through the core's exchange like every S3 request (retries, the
+//! deadline), signed afresh for each attempt.
 
 use super::errors_view::Problem;
-use crate::net::client::local_now;
-use crate::net::fetch;
+use crate::net::client::{drive, local_now};
 use d9lens_core::s3::{AssumeRole, S3Config, StsEndpoint, assume_role_request, parse_assume_role_response};
 
 /// `config` with its credentials replaced by the role's temporary ones.
@@ -22,12 +23,11 @@ pub async fn assume_role(mut config: S3Config, role_arn: &str) -> Result<S3Confi
         mfa: None,
     };
     let endpoint = StsEndpoint::Regional(config.region.clone());
-    let request = assume_role_request(&base, &endpoint, &params, local_now())
+    let first = assume_role_request(&base, &endpoint, &params, local_now())
         .map_err(|e| Problem::input(format!("The role is not usable: {e}."), "Check the role ARN field."))?;
-    let response = fetch::send(&request).await.map_err(|e| Problem::from_s3(&e))?;
-    if !response.ok() {
-        return Err(Problem::from_s3(&response.error()));
-    }
+    // Only the role ARN can make signing fail, and it did not.
+    let sign = || assume_role_request(&base, &endpoint, &params, local_now()).unwrap_or_else(|_| first.clone());
+    let response = drive(None, sign).await.map_err(|e| Problem::from_s3(&e))?;
     let credentials = parse_assume_role_response(&response.body).map_err(|e| {
         Problem::input(
             format!("STS answered, but: {e}."),
