@@ -160,6 +160,27 @@ fn deep_stack_trace() -> Vec<u8> {
     common::encode_trace(&symbol_schemas(), events)
 }
 
+/// The deep stack analyzes, renders as text and draws as a flamegraph,
+/// cut to `MAX_STACK_FRAMES` with its outermost frame saying so; nothing on
+/// the way recurses once per frame (this ran out of stack before).
+#[test]
+fn a_stack_a_hundred_thousand_calls_deep_gives_a_report() {
+    use d9lens_core::profile::flame::Order;
+    use d9lens_core::profile::flamegraph;
+    use d9lens_core::report::{SampleKind, text};
+    use d9lens_core::trace::{CUT_FRAMES, MAX_STACK_FRAMES};
+    let opts = Options::default();
+    let report = common::analyze_bytes("deep.bin", &deep_stack_trace(), &opts);
+    assert_eq!(report.cpu_hotspots.samples, 1);
+    let top = &report.cpu_hotspots.top_stacks[0];
+    assert_eq!(top.frames.len(), MAX_STACK_FRAMES);
+    assert_eq!(&*top.frames[0].symbol, "app::level_0", "leaf first");
+    assert_eq!(&*top.frames.last().unwrap().symbol, CUT_FRAMES);
+    assert!(text::render(&report, &opts).contains("app::level_0"));
+    let graph = flamegraph(&report.profiles, SampleKind::OnCpu, Order::Name);
+    assert_eq!(graph.max_depth() as usize, MAX_STACK_FRAMES);
+}
+
 /// The page's end-to-end tests drop these (gzip, as segments are).
 #[test]
 fn the_crafted_fixtures_are_what_their_generators_write() {
