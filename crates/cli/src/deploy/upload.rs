@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use super::args::{Allow, UploadArgs};
 use super::{dist, failure, print_allowed};
-use crate::s3::http::{Client, FetchError};
 use d9lens_core::fmt::bytes;
 use d9lens_core::s3::{Endpoint, ErrorKind};
 use d9lens_core::site::manifest::{MANIFEST_CACHE_CONTROL, MANIFEST_CONTENT_TYPE};
@@ -14,9 +13,10 @@ use d9lens_core::site::{
     DeployPlan, DistFile, Manifest, Origin, PreviousDeploy, Sha256Hex, SiteError, SitePath, Step, Warning, plan_deploy,
     site_url,
 };
+use d9lens_http::{Client, FetchError};
 
 pub fn run(mut args: UploadArgs) -> Result<ExitCode, String> {
-    let config = crate::s3::config_for(&args.bucket, args.endpoint.as_deref(), args.region.as_deref())?;
+    let config = d9lens_http::config_for(&args.bucket, args.endpoint.as_deref(), args.region.as_deref())?;
     let url = site_url(&config, &args.prefix);
     if let Endpoint::Custom(_) = config.endpoint {
         // The page served from this endpoint knows it by the meta (the CSP already

@@ -5,12 +5,12 @@
 //! rest is still reported.
 
 use super::args::AnalyzeArgs;
-use super::http::Client;
 use super::{ls, summary};
 use crate::{output, parallel};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file};
 use d9lens_core::bucket::catalog::{Catalog, Selection, TimeWindow};
 use d9lens_core::bucket::spec::SelectionSpec;
+use d9lens_http::Client;
 use std::process::ExitCode;
 
 /// The segments the flags ask for, in time order, sampled when asked.

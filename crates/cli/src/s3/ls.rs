@@ -2,11 +2,11 @@
 //! what it holds.
 
 use super::args::{Common, LsArgs};
-use super::http::{Client, FetchError};
 use super::summary;
 use d9lens_core::bucket::catalog::Catalog;
 use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress, NotListed};
 use d9lens_core::bucket::walk::{BucketWalk, WalkError};
+use d9lens_http::{Client, FetchError};
 use serde_json::json;
 use std::process::ExitCode;
 

@@ -4,13 +4,12 @@
 
 mod analyze;
 pub mod args;
-pub mod http;
 mod ls;
 pub mod summary;
 
 use args::Common;
-use d9lens_core::s3::{BucketName, Credentials, Endpoint, ErrorKind, Region, S3Config};
-use http::FetchError;
+use d9lens_core::s3::{ErrorKind, S3Config};
+use d9lens_http::FetchError;
 use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
@@ -39,43 +38,13 @@ pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     }
 }
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
 /// The bucket's configuration from the flags and the AWS environment variables.
 fn config(common: &Common) -> Result<S3Config, String> {
-    config_for(
+    d9lens_http::config_for(
         &common.location.bucket,
         common.endpoint.as_deref(),
         common.region.as_deref(),
     )
-}
-
-/// The configuration of `bucket`: `--endpoint` / `--region` when given, else the
-/// AWS environment variables (see [`USAGE`]).
-pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<S3Config, String> {
-    let endpoint = match endpoint
-        .map(str::to_owned)
-        .or_else(|| env("AWS_ENDPOINT_URL_S3"))
-        .or_else(|| env("AWS_ENDPOINT_URL"))
-    {
-        Some(url) => Endpoint::custom(&url).map_err(|e| e.to_string())?,
-        None => Endpoint::Aws,
-    };
-    let region = region
-        .map(str::to_owned)
-        .or_else(|| env("AWS_REGION"))
-        .or_else(|| env("AWS_DEFAULT_REGION"))
-        .unwrap_or_else(|| "us-east-1".to_owned());
-    let credentials = Credentials::from_env(|name| std::env::var(name).ok())
-        .map_err(|e| format!("AWS credentials in the environment: {e}"))?;
-    Ok(S3Config {
-        endpoint,
-        bucket: BucketName::new(bucket).map_err(|e| e.to_string())?,
-        region: Region::new(&region).map_err(|e| e.to_string())?,
-        credentials,
-    })
 }
 
 /// Where the CLI's credentials come from, when an error is about them.

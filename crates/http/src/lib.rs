@@ -1,4 +1,5 @@
-//! The native executor of the core's S3 requests: sends each [`HttpRequest`] with
+//! The native executor of the core's S3 requests (the CLI's and the Lambda
+//! function's): sends each [`HttpRequest`] with
 //! ureq and does what the core's [`Exchange`] says next (retry with backoff,
 //! re-sign in S3's region or with S3's clock, give up), noting each retry on
 //! stderr. Nothing here prints or returns a URL with its signature.
@@ -7,8 +8,8 @@
 
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
-    Attempt, Connection, Endpoint, Exchange, HttpRequest, ListError, ListObjectsV2, Method, S3Config, S3Error, Step,
-    Timeouts, Timestamp,
+    Attempt, BucketName, Connection, Credentials, Endpoint, Exchange, HttpRequest, ListError, ListObjectsV2, Method,
+    Region, S3Config, S3Error, Step, Timeouts, Timestamp,
 };
 use std::hash::BuildHasher;
 use std::sync::{RwLock, RwLockWriteGuard};
@@ -237,6 +238,36 @@ impl Client {
         self.fetch(key, |config, now| config.get_object(key, None, now))
             .map(|r| r.body)
     }
+}
+
+/// The configuration of `bucket`: `--endpoint` / `--region` when given, else the
+/// AWS environment variables (as the AWS CLI reads them).
+pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<S3Config, String> {
+    let endpoint = match endpoint
+        .map(str::to_owned)
+        .or_else(|| env("AWS_ENDPOINT_URL_S3"))
+        .or_else(|| env("AWS_ENDPOINT_URL"))
+    {
+        Some(url) => Endpoint::custom(&url).map_err(|e| e.to_string())?,
+        None => Endpoint::Aws,
+    };
+    let region = region
+        .map(str::to_owned)
+        .or_else(|| env("AWS_REGION"))
+        .or_else(|| env("AWS_DEFAULT_REGION"))
+        .unwrap_or_else(|| "us-east-1".to_owned());
+    let credentials = Credentials::from_env(|name| std::env::var(name).ok())
+        .map_err(|e| format!("AWS credentials in the environment: {e}"))?;
+    Ok(S3Config {
+        endpoint,
+        bucket: BucketName::new(bucket).map_err(|e| e.to_string())?,
+        region: Region::new(&region).map_err(|e| e.to_string())?,
+        credentials,
+    })
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 #[cfg(test)]
