@@ -6,6 +6,7 @@ set -euo pipefail
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 BINARYEN_VERSION=132.0.0
+CARGO_LAMBDA_VERSION=1.9.2
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 export PATH="$HOME/.cargo/bin:$here/node_modules/.bin:$PATH"
@@ -36,6 +37,13 @@ fi
 # takes a second; from scratch about 6 minutes (2 cores).
 log "building the S3 test server (cargo build -p d9lens-s3-server)"
 (cd "$here" && cargo build -q -p d9lens-s3-server)
+
+# cargo-lambda's emulator of the Lambda APIs, for the Lambda function's test: the
+# prebuilt PyPI wheel installs in seconds (building it takes many minutes).
+if ! cargo lambda --version 2>/dev/null | grep -q " $CARGO_LAMBDA_VERSION "; then
+  log "installing cargo-lambda $CARGO_LAMBDA_VERSION (PyPI wheel)"
+  python3 -m pip install -q "cargo-lambda==$CARGO_LAMBDA_VERSION"
+fi
 
 if ! { command -v chromium && command -v chromedriver; } >/dev/null 2>&1; then
   log "installing chromium and chromedriver from Debian"

@@ -792,3 +792,115 @@ fn docs_show_the_cores_cors_rule() {
         assert!(blocks.contains(&rule), "docs/s3.md lacks the CORS rule for {origin}");
     }
 }
+
+/// cargo-lambda's emulator of the Lambda APIs (`cargo lambda watch
+/// --only-lambda-apis`: `pip install cargo-lambda`, scripts/setup.sh) with
+/// the `d9lens-lambda` function (`cargo build -p d9lens-lambda`) attached
+/// as its default function, `_`; both stopped when dropped.
+struct LambdaEmulator {
+    endpoint: String,
+    children: Vec<Child>,
+}
+
+impl Drop for LambdaEmulator {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn lambda_emulator() -> LambdaEmulator {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    let function = target.join("debug/bootstrap");
+    assert!(
+        function.is_file(),
+        "the Lambda function is not built: cargo build -p d9lens-lambda (scripts/test.sh builds it)"
+    );
+    let mut emulator = LambdaEmulator {
+        endpoint: format!("http://127.0.0.1:{port}"),
+        children: Vec::new(),
+    };
+    emulator.children.push(
+        Command::new("cargo")
+            .args([
+                "lambda",
+                "watch",
+                "--only-lambda-apis",
+                "--ignore-changes",
+                "--invoke-port",
+            ])
+            .arg(port.to_string())
+            .current_dir(root())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cargo lambda runs (pip install cargo-lambda; scripts/setup.sh installs it)"),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the Lambda emulator did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The function reads the bucket with the demo keys, as a role's would be in Lambda.
+    emulator.children.push(
+        Command::new(function)
+            .env("AWS_LAMBDA_RUNTIME_API", format!("http://127.0.0.1:{port}/.rt"))
+            .env("AWS_LAMBDA_FUNCTION_NAME", "_")
+            .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
+            .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "2048")
+            .env("AWS_ACCESS_KEY_ID", ACCESS_KEY_ID)
+            .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .env_remove("AWS_SESSION_TOKEN")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the Lambda function starts"),
+    );
+    emulator
+}
+
+/// The whole bucket analyzed by the Lambda function in batches, several at
+/// once, is the report a local run gives: same files, same errors (a broken
+/// segment among them), same numbers.
+#[test]
+fn analysis_on_lambda_equals_the_local_analysis() {
+    let s = servers!();
+    let emulator = lambda_emulator();
+    let bucket = format!("s3://{BUCKET}/version=1/");
+    let local = d9lens(&["s3", "analyze", &bucket, "--endpoint", &s.cors, "--json"]);
+    let on_lambda = d9lens(&[
+        "s3",
+        "analyze",
+        &bucket,
+        "--endpoint",
+        &s.cors,
+        "--json",
+        "--lambda",
+        "_",
+        "--lambda-endpoint",
+        &emulator.endpoint,
+        "--batch-mb",
+        "1",
+        "--jobs",
+        "3",
+    ]);
+    let err = text(&on_lambda.stderr);
+    assert_eq!(on_lambda.status.code(), local.status.code(), "{err}");
+    let invocations: usize = err
+        .split("d9lens: ")
+        .find_map(|l| l.split(" invocation(s) of Lambda function").next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no invocation count in {err}"));
+    assert!(invocations > 3, "batches of 1 MB: several invocations, {invocations}");
+    let (local, on_lambda) = (json(&local), json(&on_lambda));
+    assert!(on_lambda["errors"].as_array().is_some_and(|e| !e.is_empty()));
+    assert!(local == on_lambda, "the report on Lambda differs from the local one");
+}

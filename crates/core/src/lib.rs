@@ -9,6 +9,7 @@ pub mod civil;
 pub mod compare;
 pub mod container;
 pub mod export;
+pub mod fleet;
 pub mod fmt;
 pub mod frames;
 pub mod hashing;

@@ -6,6 +6,7 @@
 //! GET, HEAD and DELETE carry no body; POST sends the request's own, PUT the bytes
 //! the caller gives ([`Client::fetch_with_body`]).
 
+use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
     Attempt, BucketName, Connection, Credentials, Endpoint, Exchange, HttpRequest, ListError, ListObjectsV2, Method,
@@ -237,6 +238,14 @@ impl Client {
     pub fn get_object(&self, key: &str) -> Result<Vec<u8>, FetchError> {
         self.fetch(key, |config, now| config.get_object(key, None, now))
             .map(|r| r.body)
+    }
+
+    /// One object downloaded and analyzed; a failed download is its error.
+    pub fn analyze_object(&self, key: &str, opts: &Options) -> FileOutcome {
+        match self.get_object(key) {
+            Ok(bytes) => analyze_file(key, &bytes, opts),
+            Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 use super::args::AnalyzeArgs;
 use super::{ls, summary};
 use crate::{output, parallel};
-use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file};
+use d9lens_core::analysis::{FileOutcome, Merger};
 use d9lens_core::bucket::catalog::{Catalog, Selection, TimeWindow};
 use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_http::Client;
@@ -40,14 +40,6 @@ pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
     match a.sample {
         Some(n) => selection.sample_evenly(n),
         None => selection,
-    }
-}
-
-/// One segment downloaded and analyzed; a failed download is its error.
-fn download_and_analyze(client: &Client, key: &str, opts: &Options) -> FileOutcome {
-    match client.get_object(key) {
-        Ok(bytes) => analyze_file(key, &bytes, opts),
-        Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
     }
 }
 
@@ -112,17 +104,23 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     if keys.len() > 1 {
         merger = merger.with_label(format!("{} segments from {url}", keys.len()));
     }
-    parallel::for_each_ready(
-        &keys,
-        a.jobs,
-        |key| download_and_analyze(&client, key, &a.opts),
-        |outcome| {
-            if let Some(err) = outcome.error {
-                merger.add_error(err);
-            }
-            merger.add(outcome.partial);
-            Ok::<(), String>(())
-        },
-    )?;
+    let mut add = |outcome: FileOutcome| {
+        if let Some(err) = outcome.error {
+            merger.add_error(err);
+        }
+        merger.add(outcome.partial);
+    };
+    match &a.lambda {
+        Some(lambda) => super::lambda::analyze(&client, &selection, lambda, a, &mut add)?,
+        None => parallel::for_each_ready(
+            &keys,
+            a.jobs,
+            |key| client.analyze_object(key, &a.opts),
+            |outcome| {
+                add(outcome);
+                Ok::<(), String>(())
+            },
+        )?,
+    }
     output::print_report(merger.into_report(), &a.opts, a.common.json)
 }

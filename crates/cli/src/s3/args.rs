@@ -64,7 +64,24 @@ pub struct AnalyzeArgs {
     pub fleet: bool,
     pub jobs: usize,
     pub opts: Options,
+    /// Analyze on AWS Lambda instead of here.
+    pub lambda: Option<LambdaArgs>,
 }
+
+/// `--lambda FUNCTION [--lambda-endpoint URL] [--batch-mb N]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LambdaArgs {
+    /// The function's name or ARN.
+    pub function: String,
+    /// A Lambda-compatible endpoint (an emulator); else `AWS_ENDPOINT_URL_LAMBDA`, else AWS.
+    pub endpoint: Option<String>,
+    /// Compressed bytes of segments per invocation.
+    pub batch_bytes: u64,
+}
+
+/// Segments one invocation analyzes, by their compressed size: a few seconds
+/// of work, and results well inside Lambda's 6 MB answer.
+pub const DEFAULT_BATCH_MB: u64 = 32;
 
 /// Parallel downloads unless `--jobs` says otherwise.
 pub const DEFAULT_JOBS: usize = 4;
@@ -125,7 +142,9 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         fleet: false,
         jobs: DEFAULT_JOBS,
         opts: Options::default(),
+        lambda: None,
     };
+    let (mut function, mut lambda_endpoint, mut batch_mb) = (None, None, DEFAULT_BATCH_MB);
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let flag = arg.as_str();
@@ -162,6 +181,14 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
             "--jobs" if analyze => {
                 a.jobs = number::<usize>(value(&mut it, flag)?, flag)?.clamp(1, 32);
             }
+            "--lambda" if analyze => function = Some(value(&mut it, flag)?.to_owned()),
+            "--lambda-endpoint" if analyze => lambda_endpoint = Some(value(&mut it, flag)?.to_owned()),
+            "--batch-mb" if analyze => {
+                batch_mb = number(value(&mut it, flag)?, flag)?;
+                if batch_mb == 0 {
+                    return Err("--batch-mb must be >= 1".into());
+                }
+            }
             "--reference-compatible" if analyze => a.opts.reference_compatible = true,
             "--max-inflated-bytes" if analyze => a.opts.max_inflated_bytes = number(value(&mut it, flag)?, flag)?,
             _ if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
@@ -178,6 +205,15 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
     if a.fleet && (a.host.is_some() || a.boot.is_some() || a.sample.is_some()) {
         return Err("--fleet picks one segment per host: not with --host, --boot or --sample".into());
     }
+    a.lambda = match function {
+        Some(function) => Some(LambdaArgs {
+            function,
+            endpoint: lambda_endpoint.or_else(|| std::env::var("AWS_ENDPOINT_URL_LAMBDA").ok()),
+            batch_bytes: batch_mb.saturating_mul(1 << 20),
+        }),
+        None if lambda_endpoint.is_some() => return Err("--lambda-endpoint needs --lambda FUNCTION".into()),
+        None => None,
+    };
     a.common = common.clone();
     Ok((common, a))
 }

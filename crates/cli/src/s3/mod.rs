@@ -4,6 +4,7 @@
 
 mod analyze;
 pub mod args;
+mod lambda;
 mod ls;
 pub mod summary;
 
@@ -16,6 +17,7 @@ pub const USAGE: &str = "usage:
   d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--max-objects N] [--json]
   d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--service S] [--host H] [--boot B]
                     [--from TIME --to TIME] [--sample N | --fleet] [--jobs N] [--json] [--reference-compatible]
+                    [--lambda FUNCTION [--lambda-endpoint URL] [--batch-mb N]]
 
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (anonymous
 without them); the region from --region, AWS_REGION or AWS_DEFAULT_REGION (default us-east-1);
@@ -23,7 +25,10 @@ the endpoint from --endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (default A
 TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds.
 The bucket is listed by partition (dates, services, hours), several listings at once, up to
 --max-objects (200000); what a cap leaves out is named on stderr. --fleet picks one segment per
-host, the one starting nearest the middle of the window; --sample N spreads N over the selection.";
+host, the one starting nearest the middle of the window; --sample N spreads N over the selection.
+--lambda analyzes on AWS Lambda (the d9lens-lambda function): the selection in batches of
+--batch-mb (32) MB, --jobs invocations at once, signed with the same credentials; the function
+reads the bucket with its own role. The report is the one a local run gives.";
 
 pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     let with_usage = |e: String| format!("{e}\n\n{USAGE}");

@@ -605,6 +605,11 @@ impl Selection {
         self.segments.iter().map(|s| s.segment.key.as_str())
     }
 
+    /// Each segment's key and size.
+    pub fn objects(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.segments.iter().map(|s| (s.segment.key.as_str(), s.segment.size))
+    }
+
     /// `n` segments spread evenly: indices `floor(i * count / n)` for
     /// `i in 0..n`, as dial9's `--sample`. All of them when `n >= count`.
     pub fn sample_evenly(&self, n: usize) -> Selection {

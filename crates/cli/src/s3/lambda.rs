@@ -1,0 +1,93 @@
+//! `d9lens s3 analyze --lambda FUNCTION`: the selection cut into batches
+//! (`fleet::plan_batches`), each analyzed by one invocation of the
+//! `d9lens-lambda` function, up to `--jobs` at once; the packed outcomes are
+//! merged as they arrive, like local ones. An invocation that fails makes
+//! each of its files an error naming why, and the others go on.
+
+use super::args::{AnalyzeArgs, LambdaArgs};
+use crate::parallel;
+use d9lens_core::analysis::FileOutcome;
+use d9lens_core::bucket::catalog::Selection;
+use d9lens_core::fleet::packed::unpack;
+use d9lens_core::fleet::{Batch, LambdaTarget, PackedOutcomes, function_error, invoke_request, plan_batches};
+use d9lens_core::s3::{Credentials, Endpoint, S3Config};
+use d9lens_http::Client;
+
+pub fn analyze(
+    client: &Client,
+    selection: &Selection,
+    lambda: &LambdaArgs,
+    a: &AnalyzeArgs,
+    add: &mut impl FnMut(FileOutcome),
+) -> Result<(), String> {
+    let config = client.config();
+    let credentials = config.credentials.clone().ok_or(
+        "invoking a Lambda function needs AWS credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / \
+         AWS_SESSION_TOKEN)",
+    )?;
+    let endpoint = match lambda.endpoint.as_deref().map(Endpoint::custom) {
+        Some(Ok(Endpoint::Custom(e))) => Some(e),
+        Some(Err(e)) => return Err(format!("--lambda-endpoint: {e}")),
+        Some(Ok(Endpoint::Aws)) | None => None,
+    };
+    let target = LambdaTarget {
+        function: lambda.function.clone(),
+        region: config.region.clone(),
+        endpoint,
+    };
+    let batches = plan_batches(selection.objects(), lambda.batch_bytes);
+    eprintln!(
+        "d9lens: {} invocation(s) of Lambda function {}, {} at once",
+        batches.len(),
+        lambda.function,
+        a.jobs.min(batches.len())
+    );
+    parallel::for_each_ready(
+        &batches,
+        a.jobs,
+        |keys| invoke(client, &config, &credentials, &target, keys, a),
+        |outcomes| {
+            outcomes.into_iter().for_each(&mut *add);
+            Ok(())
+        },
+    )
+}
+
+/// One batch analyzed by the function; its failure is each file's error.
+fn invoke(
+    client: &Client,
+    config: &S3Config,
+    credentials: &Credentials,
+    target: &LambdaTarget,
+    keys: &[String],
+    a: &AnalyzeArgs,
+) -> Vec<FileOutcome> {
+    let batch = Batch {
+        endpoint: match &config.endpoint {
+            Endpoint::Custom(e) => Some(e.url()),
+            Endpoint::Aws => None,
+        },
+        bucket: config.bucket.as_str().to_owned(),
+        region: config.region.as_str().to_owned(),
+        keys: keys.to_vec(),
+        reference_compatible: a.opts.reference_compatible,
+    };
+    let payload = serde_json::to_string(&batch).expect("a batch serializes");
+    let what = format!("Lambda batch of {} segment(s) from {}", keys.len(), keys[0]);
+    let answered = client
+        .fetch(&what, |_, now| invoke_request(target, credentials, &payload, now))
+        .map_err(|e| e.cause())
+        .and_then(|response| match function_error(&response.headers, &response.body) {
+            Some(error) => Err(error),
+            None => serde_json::from_slice::<PackedOutcomes>(&response.body)
+                .map_err(|e| format!("the function's answer is not d9lens-lambda's: {e}"))
+                .and_then(|answer| unpack(&answer).map_err(|e| e.to_string())),
+        });
+    match answered {
+        Ok(outcomes) => outcomes,
+        Err(why) => keys
+            .iter()
+            .map(|key| FileOutcome::failed(key, None, format!("analysis on Lambda failed: {why}")))
+            .collect(),
+    }
+}

@@ -1,0 +1,151 @@
+//! The Lambda `Invoke` request (synchronous, header-signed for service
+//! `lambda`), and the error a function reports in its answer.
+
+use crate::s3::encode::uri_encode;
+use crate::s3::request::CustomEndpoint;
+use crate::s3::sigv4::{self, Payload, SignableRequest, SigningParams, SigningSettings};
+use crate::s3::{Credentials, HttpRequest, Method, Region, SigningTime};
+
+/// Which function, where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LambdaTarget {
+    /// A function name, or its ARN (with a version or alias when wanted).
+    pub function: String,
+    pub region: Region,
+    /// A Lambda-compatible endpoint (a local emulator); `None`: AWS Lambda.
+    pub endpoint: Option<CustomEndpoint>,
+}
+
+impl LambdaTarget {
+    /// Scheme, authority and base path of the Lambda API.
+    fn base(&self) -> (String, String) {
+        match &self.endpoint {
+            Some(e) => (e.url(), e.authority().to_owned()),
+            None => {
+                let host = format!("lambda.{}.{}", self.region.as_str(), self.region.aws_dns_suffix());
+                (format!("https://{host}"), host)
+            }
+        }
+    }
+}
+
+/// `POST /2015-03-31/functions/FUNCTION/invocations` with `payload` (JSON),
+/// signed with `credentials` at `now`.
+pub fn invoke_request(
+    target: &LambdaTarget,
+    credentials: &Credentials,
+    payload: &str,
+    now: SigningTime,
+) -> HttpRequest {
+    let (base, host) = target.base();
+    let base_path = target.endpoint.as_ref().map_or("", |e| e.base_path());
+    let path = format!(
+        "{base_path}/2015-03-31/functions/{}/invocations",
+        uri_encode(target.function.trim(), false)
+    );
+    let headers = [
+        ("host".to_owned(), host),
+        ("content-type".to_owned(), "application/json".to_owned()),
+    ];
+    let request = SignableRequest {
+        method: Method::Post.as_str(),
+        path: &path,
+        query: &[],
+        headers: &headers,
+        payload: Payload::Bytes(payload.as_bytes()),
+    };
+    let signing = SigningParams {
+        credentials,
+        region: target.region.as_str(),
+        service: "lambda",
+        time: now,
+        settings: SigningSettings::generic(),
+    };
+    let signed = sigv4::sign_headers(&request, &signing);
+    let mut out_headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+    out_headers.extend(signed.headers);
+    HttpRequest {
+        method: Method::Post,
+        url: format!("{base}{}", &path[base_path.len()..]),
+        headers: out_headers,
+        body: Some(payload.to_owned()),
+    }
+}
+
+/// The error a function reported (`X-Amz-Function-Error`: it ran and failed),
+/// in its own words; `None` when it answered normally.
+pub fn function_error(headers: &[(String, String)], body: &[u8]) -> Option<String> {
+    let kind = headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("x-amz-function-error"))?
+        .1
+        .clone();
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Reported {
+        error_type: Option<String>,
+        error_message: Option<String>,
+    }
+    let reported: Option<Reported> = serde_json::from_slice(body).ok();
+    let (what, message) = reported.map_or((None, None), |r| (r.error_type, r.error_message));
+    Some(format!(
+        "the function failed ({}): {}",
+        what.unwrap_or(kind),
+        message.unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(500)]).into_owned())
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::s3::{Endpoint, Timestamp};
+
+    fn keys() -> Credentials {
+        Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", None).unwrap()
+    }
+
+    #[test]
+    fn the_invoke_request_goes_to_the_function_signed_for_lambda() {
+        let target = LambdaTarget {
+            function: "arn:aws:lambda:eu-west-1:123456789012:function:d9lens".into(),
+            region: Region::new("eu-west-1").unwrap(),
+            endpoint: None,
+        };
+        let req = invoke_request(&target, &keys(), "{}", Timestamp::from_unix_secs(1_796_047_538));
+        assert_eq!(
+            req.url,
+            "https://lambda.eu-west-1.amazonaws.com/2015-03-31/functions/arn%3Aaws%3Alambda%3Aeu-west-1%3A123456789012%3Afunction%3Ad9lens/invocations"
+        );
+        let auth = &req.headers.iter().find(|(n, _)| n == "authorization").unwrap().1;
+        assert!(auth.contains("/20261130/eu-west-1/lambda/aws4_request"), "{auth}");
+        assert_eq!(req.body.as_deref(), Some("{}"));
+    }
+
+    #[test]
+    fn an_emulator_endpoint_keeps_its_base_path() {
+        let Endpoint::Custom(endpoint) = Endpoint::custom("http://127.0.0.1:9000/emu").unwrap() else {
+            unreachable!()
+        };
+        let target = LambdaTarget {
+            function: "d9lens".into(),
+            region: Region::new("us-east-1").unwrap(),
+            endpoint: Some(endpoint),
+        };
+        let req = invoke_request(&target, &keys(), "{}", Timestamp::from_unix_secs(0));
+        assert_eq!(
+            req.url,
+            "http://127.0.0.1:9000/emu/2015-03-31/functions/d9lens/invocations"
+        );
+    }
+
+    #[test]
+    fn a_function_error_is_told_in_its_words() {
+        let headers = [("X-Amz-Function-Error".to_owned(), "Unhandled".to_owned())];
+        let body = br#"{"errorType":"Runtime.ExitError","errorMessage":"out of memory"}"#;
+        assert_eq!(
+            function_error(&headers, body).as_deref(),
+            Some("the function failed (Runtime.ExitError): out of memory")
+        );
+        assert_eq!(function_error(&[], body), None);
+    }
+}

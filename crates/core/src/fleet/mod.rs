@@ -1,0 +1,17 @@
+//! Analysis beyond one machine: a selection cut into batches, each analyzed
+//! by one invocation of the `d9lens-lambda` function, whose answers merge
+//! like any partials (the report is the same as in the tab or the CLI).
+//!
+//! - [`batch`]: what one invocation is asked (bucket, keys) and how a
+//!   selection is cut into batches.
+//! - [`packed`]: what it answers: the batch's file outcomes, compressed, in
+//!   the JSON a function returns, and read back with every size checked.
+//! - [`invoke`]: the signed Lambda `Invoke` request, and a function's error.
+
+pub mod batch;
+pub mod invoke;
+pub mod packed;
+
+pub use batch::{Batch, plan_batches};
+pub use invoke::{LambdaTarget, function_error, invoke_request};
+pub use packed::{PackError, PackedOutcomes};

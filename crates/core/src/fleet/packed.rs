@@ -1,0 +1,186 @@
+//! A batch's file outcomes as the function returns them: each outcome in its
+//! wire form (`analysis::wire`), length-prefixed, deflated and base64'd into
+//! one JSON string (a function's answer is JSON). Read back with every size
+//! checked: a bad answer is an error, never a panic or a huge allocation.
+
+use crate::analysis::{FileOutcome, wire};
+use serde::{Deserialize, Serialize};
+
+/// The largest answer a synchronous invocation may return (Lambda's limit).
+pub const MAX_ANSWER_BYTES: usize = 6 * 1024 * 1024;
+/// The most the packed outcomes may inflate to.
+pub const MAX_UNPACKED_BYTES: usize = 512 << 20;
+
+/// What one invocation answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackedOutcomes {
+    /// How many outcomes `packed` holds.
+    pub files: u32,
+    pub packed: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PackError {
+    /// Packed, the outcomes pass Lambda's answer limit: the batch is too big.
+    TooLarge { bytes: usize },
+    /// The answer is not what `pack` writes.
+    Damaged(String),
+}
+
+impl std::fmt::Display for PackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PackError::TooLarge { bytes } => write!(
+                f,
+                "the batch's results take {bytes} bytes, more than the {MAX_ANSWER_BYTES} a Lambda answer may hold: \
+                 use smaller batches"
+            ),
+            PackError::Damaged(why) => write!(f, "the function's answer is damaged: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for PackError {}
+
+/// `outcomes` packed into a function's answer.
+pub fn pack(outcomes: &[FileOutcome]) -> Result<PackedOutcomes, PackError> {
+    let mut framed = Vec::new();
+    for outcome in outcomes {
+        let bytes = wire::encode(outcome);
+        framed.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        framed.extend_from_slice(&bytes);
+    }
+    let packed = base64_encode(&miniz_oxide::deflate::compress_to_vec(&framed, 6));
+    // The JSON around the string adds a few dozen bytes.
+    if packed.len() + 64 > MAX_ANSWER_BYTES {
+        return Err(PackError::TooLarge { bytes: packed.len() });
+    }
+    Ok(PackedOutcomes {
+        files: outcomes.len() as u32,
+        packed,
+    })
+}
+
+/// The outcomes a function answered.
+pub fn unpack(answer: &PackedOutcomes) -> Result<Vec<FileOutcome>, PackError> {
+    let damaged = |why: String| PackError::Damaged(why);
+    if answer.packed.len() > MAX_ANSWER_BYTES {
+        return Err(damaged(format!("{} bytes, over Lambda's limit", answer.packed.len())));
+    }
+    let deflated = base64_decode(&answer.packed).ok_or_else(|| damaged("not base64".into()))?;
+    let framed = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_UNPACKED_BYTES)
+        .map_err(|e| damaged(format!("does not inflate within {MAX_UNPACKED_BYTES} bytes: {e}")))?;
+    let mut rest = framed.as_slice();
+    let mut outcomes = Vec::new();
+    while !rest.is_empty() {
+        let (len, after) = rest
+            .split_first_chunk::<8>()
+            .ok_or_else(|| damaged("a truncated length".into()))?;
+        let len = usize::try_from(u64::from_le_bytes(*len))
+            .ok()
+            .filter(|&n| n <= after.len())
+            .ok_or_else(|| damaged("an outcome longer than the answer".into()))?;
+        let (bytes, after) = after.split_at(len);
+        outcomes.push(wire::decode(bytes).map_err(|e| damaged(e.to_string()))?);
+        rest = after;
+    }
+    if outcomes.len() != answer.files as usize {
+        return Err(damaged(format!(
+            "{} outcomes, {} announced",
+            outcomes.len(),
+            answer.files
+        )));
+    }
+    Ok(outcomes)
+}
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding.
+fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(match i <= chunk.len() {
+                true => ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char,
+                false => '=',
+            });
+        }
+    }
+    out
+}
+
+/// [`base64_encode`]'s inverse; `None` for anything it would not write.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.as_bytes();
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    for (q, quad) in text.chunks(4).enumerate() {
+        let last = q == text.len() / 4 - 1;
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && !last) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            let v = ALPHABET.iter().position(|&a| a == c)? as u32;
+            n = n << 6 | v;
+        }
+        n <<= 6 * pad as u32;
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Options, analyze_file};
+
+    #[test]
+    fn base64_round_trips_and_refuses_what_it_would_not_write() {
+        for len in 0..10 {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 77 + 3) as u8).collect();
+            assert_eq!(base64_decode(&base64_encode(&bytes)), Some(bytes));
+        }
+        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64_encode(b"fo"), "Zm8=");
+        for bad in ["Zm8", "Zm=8", "Z===", "Zm8=Zm8=", "Zm8*"] {
+            assert_eq!(base64_decode(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn outcomes_survive_packing_and_damage_is_named() {
+        let raw = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/rotation/trace.4.bin"
+        ))
+        .unwrap();
+        let outcomes = vec![
+            analyze_file("a.bin", &raw, &Options::default()),
+            FileOutcome::failed("b.bin.gz", None, "download failed".into()),
+        ];
+        let answer = pack(&outcomes).unwrap();
+        let back = unpack(&answer).unwrap();
+        let json = |o: &[FileOutcome]| serde_json::to_string(o).unwrap();
+        assert_eq!(json(&back), json(&outcomes));
+        let miscounted = PackedOutcomes {
+            files: 3,
+            ..answer.clone()
+        };
+        assert!(matches!(unpack(&miscounted), Err(PackError::Damaged(_))));
+        let cut = PackedOutcomes {
+            packed: answer.packed[..answer.packed.len() / 2 / 4 * 4].to_owned(),
+            ..answer
+        };
+        assert!(matches!(unpack(&cut), Err(PackError::Damaged(_))));
+    }
+}
