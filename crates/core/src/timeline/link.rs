@@ -61,15 +61,20 @@ impl TimelineLink {
         link
     }
 
-    /// `fragment` with its timeline keys replaced by this link's.
+    /// `fragment` with its timeline keys replaced by this link's. Its first
+    /// part says what the page shows (`s3`, `demo`, or nothing when it is
+    /// empty or one of ours), so it stays first: a part behind it never moves
+    /// up to take its place.
     pub fn apply(&self, fragment: &str) -> String {
-        let mut parts: Vec<String> = fragment
-            .trim_start_matches('#')
-            .split('&')
-            .filter(|p| !p.is_empty())
-            .filter(|p| ![VIEW, POLL, WINDOW].contains(&p.split_once('=').map_or(*p, |kv| kv.0)))
-            .map(str::to_string)
-            .collect();
+        let ours = |p: &str| [VIEW, POLL, WINDOW].contains(&p.split_once('=').map_or(p, |kv| kv.0));
+        let mut rest = fragment.trim_start_matches('#').split('&');
+        let first = rest.next().filter(|p| !ours(p)).unwrap_or_default();
+        let rest: Vec<&str> = rest.filter(|p| !p.is_empty() && !ours(p)).collect();
+        let mut parts: Vec<String> = Vec::new();
+        if !first.is_empty() || !rest.is_empty() {
+            parts.push(first.to_string());
+        }
+        parts.extend(rest.into_iter().map(str::to_string));
         if let Some((a, b)) = self.view {
             parts.push(format!("{VIEW}={a}-{b}"));
         }
@@ -87,6 +92,7 @@ impl TimelineLink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bucket::link::BucketLink;
 
     #[test]
     fn round_trips_beside_the_rest_of_the_fragment() {
@@ -106,6 +112,34 @@ mod tests {
         );
         assert_eq!(TimelineLink::from_fragment(&fragment), link);
         assert_eq!(TimelineLink::default().apply(&fragment), "s3&bucket=b&region=r");
+    }
+
+    #[test]
+    fn a_rewrite_leaves_the_first_part_first() {
+        let link = TimelineLink {
+            view: Some((1, 2)),
+            ..TimelineLink::default()
+        };
+        // The links fuzz target's find: a rewrite dropped an empty first
+        // part, or one of its own keys, and `s3…` behind it moved up, so a
+        // fragment that was no bucket's state became one.
+        assert_eq!(link.apply("&s3&bucket=b"), "&s3&bucket=b&tv=1-2");
+        assert_eq!(link.apply("#tv=5-6&s3&bucket=b"), "&s3&bucket=b&tv=1-2");
+        assert_eq!(link.apply("&#tv=5-6"), "&#tv=5-6&tv=1-2");
+        for fragment in ["&s3&bucket=b", "tv=5-6&s3&bucket=b", "&#tv=5-6", "demo&&tw=1-3&x"] {
+            let rewritten = link.apply(fragment);
+            assert_eq!(TimelineLink::from_fragment(&rewritten), link, "{rewritten}");
+            assert_eq!(link.apply(&rewritten), rewritten);
+            assert_eq!(
+                BucketLink::from_fragment(&rewritten),
+                BucketLink::from_fragment(fragment),
+                "{rewritten}"
+            );
+        }
+        // Nothing else in the fragment: only the timeline's keys.
+        assert_eq!(link.apply(""), "tv=1-2");
+        assert_eq!(link.apply("#tv=5-6&tw=1-9"), "tv=1-2");
+        assert_eq!(TimelineLink::default().apply("tv=5-6"), "");
     }
 
     #[test]
