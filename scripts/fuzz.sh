@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Bounded fuzzing: `analyze`, the whole per-file path
-# (fuzz/fuzz_targets/analyze.rs), `answers`, what the page reads from
-# workers and S3 besides traces (fuzz/fuzz_targets/answers.rs), or `bucket`,
-# a walk of listing answers into the catalog (fuzz/fuzz_targets/bucket.rs).
+# Bounded fuzzing of one target (fuzz/fuzz_targets/TARGET.rs):
+#   analyze  the whole per-file path
+#   answers  what the page reads from workers and S3 besides traces
+#   bucket   a walk of listing answers into the catalog
+#   links    a shared link's URL fragment (bucket state, timeline keys, endpoint)
+#   merge    up to four traces analyzed, sent over the wire, merged in two orders
+#   inspect  diagnose, zoom and the page's questions about one trace
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]     (defaults: 60 s, analyze)
 # Env:   JOBS=N    parallel libFuzzer jobs (default 1; the machines have 2 cores)
@@ -37,12 +40,13 @@ if ! rustc --version | grep -q -- '-nightly'; then
 fi
 
 # Seed corpus (small inputs keep libFuzzer fast): traces from the fixtures,
-# or the answers target's seeds (a file's outcome and timeline as bytes, S3 XML).
+# or the target's seeds in fuzz/seeds/TARGET (a file's outcome and timeline
+# as bytes, S3 XML, a walk's answers, URL fragments).
 corpus=$here/fuzz/corpus/$target
 max_len=65536
 mkdir -p "$corpus" "$here/fuzz/artifacts/$target"
+fx=tests/fixtures
 if [ "$target" = analyze ]; then
-  fx=tests/fixtures
   seed=$fx/rotation/trace.4.bin
   size=$(stat -c %s "$seed")
   cp "$seed" "$corpus/seed-trace4.bin"
@@ -62,11 +66,44 @@ if [ "$target" = analyze ]; then
   # Inputs stay small: a trace's cost grows with its length, and at 16 KiB
   # the target still runs over a thousand inputs a second.
   max_len=16384
+elif [ "$target" = merge ]; then
+  # Files separated by merge.rs's SEPARATOR: the heads of four segments of
+  # one rotation (cut mid-event: each a decode error, its events before
+  # kept), a whole small segment beside a gzipped head, and one file alone.
+  sep=D9PART
+  for i in 0 1 2 3; do
+    head -c 3000 "$fx/rotation/trace.$i.bin"
+    [ "$i" = 3 ] || printf %s "$sep"
+  done >"$corpus/seed-rotation-heads.bin"
+  { cat "$fx/rotation/trace.4.bin"; printf %s "$sep"; head -c 2000 "$fx/rotation/trace.0.bin" | gzip -9n; } \
+    >"$corpus/seed-whole-and-gzip.bin"
+  head -c 4000 "$fx/rotation/trace.1.bin" >"$corpus/seed-one.bin"
+  max_len=16384
+elif [ "$target" = inspect ]; then
+  # inspect.rs's 8-byte header (question kind, worker, poll, window from/to,
+  # zoom half-width, diagnose options, profiling rate), then the trace: a
+  # small segment with each kind of question, and a gzipped head.
+  seed=$fx/rotation/trace.4.bin
+  i=0
+  for header in '\x00\x00\x03\x20\x40\x10\x03\x00' '\x01\x01\x00\x10\xc0\x08\x12\x63' \
+    '\x02\x00\x00\x40\x80\x00\x00\x02' '\x03\x00\x00\x00\xff\xff\xf1\x01'; do
+    { printf "$header"; cat "$seed"; } >"$corpus/seed-trace4-$i.bin"
+    i=$((i + 1))
+  done
+  { printf '\x00\x02\x05\x00\xff\x40\x01\x00'; head -c 6000 "$seed" | gzip -9n; } >"$corpus/seed-trace4-head-gz.bin"
+  max_len=16384
 else
   cp "$here/fuzz/seeds/$target/"* "$corpus/"
 fi
+# The trace targets share analyze.dict (merge.dict adds its separator).
+dicts=()
+case $target in merge | inspect) dicts=("$here/fuzz/analyze.dict") ;; esac
+[ -f "$here/fuzz/$target.dict" ] && dicts+=("$here/fuzz/$target.dict")
 dict=()
-[ -f "$here/fuzz/$target.dict" ] && dict=(-dict="$here/fuzz/$target.dict")
+if [ "${#dicts[@]}" -gt 0 ]; then
+  cat "${dicts[@]}" >"$here/fuzz/corpus/$target.dict"
+  dict=(-dict="$here/fuzz/corpus/$target.dict")
+fi
 
 log "building fuzz target $target (cargo fuzz, $(rustc --version))"
 cargo fuzz build "$target"

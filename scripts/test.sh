@@ -48,6 +48,9 @@ if [ -x scripts/fuzz.sh ]; then
   scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
   scripts/fuzz.sh "${FUZZ_ANSWERS_SECONDS:-30}" answers
   scripts/fuzz.sh "${FUZZ_BUCKET_SECONDS:-30}" bucket
+  scripts/fuzz.sh "${FUZZ_LINKS_SECONDS:-20}" links
+  scripts/fuzz.sh "${FUZZ_MERGE_SECONDS:-30}" merge
+  scripts/fuzz.sh "${FUZZ_INSPECT_SECONDS:-25}" inspect
 fi
 
 step "all tests passed"
