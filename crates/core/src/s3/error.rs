@@ -106,10 +106,17 @@ impl S3Error {
         let doc = xml::parse(body).ok();
         // S3: <Error><Code/>…</Error>; STS: <ErrorResponse><Error><Code/>…</Error><RequestId/></ErrorResponse>.
         let error = doc.as_ref().and_then(|d| d.find("Error"));
-        let text = |name: &str| {
-            error
+        // Lambda and other JSON APIs: the code in `x-amzn-ErrorType` (or `__type`),
+        // `{"Type": "User", "message": …}` or `{"Message": …}`.
+        let json = match doc {
+            Some(_) => None,
+            None => JsonError::read(header("x-amzn-ErrorType"), body),
+        };
+        let text = |name: &str| match &json {
+            Some(j) => j.field(name),
+            None => error
                 .and_then(|e| e.child_text(name))
-                .or_else(|| doc.as_ref().and_then(|d| d.child_text(name)))
+                .or_else(|| doc.as_ref().and_then(|d| d.child_text(name))),
         };
         let nonempty = |s: Option<&str>| s.map(str::trim).filter(|s| !s.is_empty()).map(scrub);
 
@@ -120,7 +127,11 @@ impl S3Error {
             if word { c.to_owned() } else { scrub(c) }
         });
         let message = nonempty(text("Message"));
-        let request_id = nonempty(text("RequestId").or_else(|| header("x-amz-request-id")));
+        let request_id = nonempty(
+            text("RequestId")
+                .or_else(|| header("x-amz-request-id"))
+                .or_else(|| header("x-amzn-RequestId")),
+        );
         let server_time = text("ServerTime")
             .and_then(Timestamp::parse_rfc3339)
             .or_else(|| header("Date").and_then(Timestamp::parse_http_date));
@@ -373,6 +384,44 @@ impl fmt::Display for S3Error {
 
 impl std::error::Error for S3Error {}
 
+/// A JSON error answer: its code and message.
+struct JsonError {
+    code: Option<String>,
+    message: Option<String>,
+}
+
+impl JsonError {
+    /// `None` when `body` is not a JSON object and no error type header came.
+    fn read(type_header: Option<&str>, body: &[u8]) -> Option<Self> {
+        let value: Option<serde_json::Value> = serde_json::from_slice(body).ok().filter(serde_json::Value::is_object);
+        if value.is_none() && type_header.is_none() {
+            return None;
+        }
+        let string = |name: &str| value.as_ref()?.get(name)?.as_str().map(str::to_owned);
+        // `ResourceNotFoundException:http://internal.amazon.com/…`, `aws.protocols#Name`.
+        let bare = |code: String| {
+            let code = code.split(':').next().unwrap_or_default();
+            code.rsplit('#').next().unwrap_or_default().to_owned()
+        };
+        Some(Self {
+            code: type_header
+                .map(str::to_owned)
+                .or_else(|| string("__type"))
+                .or_else(|| string("code"))
+                .map(bare),
+            message: string("message").or_else(|| string("Message")),
+        })
+    }
+
+    fn field(&self, name: &str) -> Option<&str> {
+        match name {
+            "Code" => self.code.as_deref(),
+            "Message" => self.message.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 fn by_status(status: u16, expected_region: Option<String>) -> ErrorKind {
     match status {
         301 | 307 => ErrorKind::WrongRegion {
@@ -453,6 +502,41 @@ mod tests {
 
     fn kind(e: &S3Error) -> &ErrorKind {
         e.kind().unwrap()
+    }
+
+    #[test]
+    fn json_errors_give_their_code_and_message() {
+        let service = |e: S3Error| match e {
+            S3Error::Service(s) => s,
+            other => panic!("{other:?}"),
+        };
+        let headers = [
+            (
+                "x-amzn-ErrorType".to_owned(),
+                "TooManyRequestsException:http://internal.amazon.com/coral/".to_owned(),
+            ),
+            ("x-amzn-RequestId".to_owned(), "req-1".to_owned()),
+        ];
+        let throttled = service(S3Error::from_response(
+            429,
+            &headers,
+            br#"{"Type":"User","message":"Rate exceeded","Reason":"ReservedFunctionConcurrentInvocationLimitExceeded"}"#,
+        ));
+        assert_eq!(throttled.code.as_deref(), Some("TooManyRequestsException"));
+        assert_eq!(throttled.message.as_deref(), Some("Rate exceeded"));
+        assert_eq!(throttled.request_id.as_deref(), Some("req-1"));
+        assert_eq!(throttled.kind, ErrorKind::Throttled);
+        let typed = service(S3Error::from_response(
+            400,
+            &[],
+            br#"{"__type":"com.amazon.coral#ValidationException","Message":"bad"}"#,
+        ));
+        assert_eq!(
+            (typed.code.as_deref(), typed.message.as_deref()),
+            (Some("ValidationException"), Some("bad"))
+        );
+        let plain = service(S3Error::from_response(502, &[], b"Bad Gateway"));
+        assert_eq!((plain.code, plain.kind), (None, ErrorKind::ServerError));
     }
 
     #[test]
