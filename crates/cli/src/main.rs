@@ -5,6 +5,7 @@ mod analyze;
 mod args;
 mod compare;
 mod deploy;
+mod deploy_lambda;
 mod diagnose;
 mod export;
 mod output;
@@ -24,6 +25,7 @@ const USAGE: &str = "usage:
   d9lens export PATH... --format chrome|folded|markdown|html [--samples KIND] [-o OUT]
   d9lens s3 ls|analyze s3://BUCKET[/PREFIX] [--endpoint URL] [...]   (d9lens s3 --help)
   d9lens deploy s3://BUCKET[/PREFIX] [--dist DIR] [--dry-run] [...]    (d9lens deploy --help)
+  d9lens deploy-lambda --function NAME --role ARN [--zip PATH] [...]   (d9lens deploy-lambda --help)
 
 PATH is a .bin / .bin.gz trace (gzip is detected by content) or a directory of them (sub-folders too).
 diagnose explains the longest polls (threshold: --min-ms, else max(floor, mult x p99));
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some("export") => export::ExportArgs::parse(&argv[1..]).and_then(|a| export::run(&a)),
         Some("s3") => s3::run(&argv[1..]),
         Some("deploy") => deploy::run(&argv[1..]),
+        Some("deploy-lambda") => deploy_lambda::run(&argv[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

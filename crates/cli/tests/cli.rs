@@ -422,3 +422,270 @@ fn terminal_escapes_in_trace_strings_reach_no_terminal() {
     let text = String::from_utf8(d9lens(&["analyze", &file]).stdout).unwrap();
     assert!(text.contains("spawn: \\u{1b}]0;pwned\\u{7}src/main.rs:1:1"), "{text}");
 }
+
+#[test]
+fn deploy_lambda_prints_the_policies_as_json() {
+    let out = d9lens(&[
+        "deploy-lambda",
+        "--function",
+        "d9lens",
+        "--region",
+        "eu-west-1",
+        "--print-policies",
+        "acme-traces",
+        "dial9",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let policies: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let statements = |policy: &str| policies[policy]["Statement"].as_array().unwrap().clone();
+    let role = statements("functionRole");
+    assert_eq!(role[0]["Action"], "s3:GetObject");
+    assert_eq!(role[0]["Resource"], "arn:aws:s3:::acme-traces/dial9/*");
+    assert!(role.iter().all(|s| s["Action"] != "s3:ListBucket"));
+    let cli = statements("cliCaller");
+    assert_eq!(cli[0]["Action"], "lambda:InvokeFunction");
+    assert_eq!(cli[0]["Resource"][0], "arn:aws:lambda:eu-west-1:*:function:d9lens");
+    assert_eq!(cli[1]["Action"], "s3:ListBucket");
+    assert_eq!(cli[1]["Resource"], "arn:aws:s3:::acme-traces");
+    let page = statements("pageCaller");
+    assert_eq!(page[0]["Action"], "lambda:InvokeFunctionUrl");
+    assert_eq!(
+        page[0]["Condition"]["StringEquals"]["lambda:FunctionUrlAuthType"],
+        "AWS_IAM"
+    );
+    assert_eq!(
+        policies["functionRoleTrust"]["Statement"][0]["Principal"]["Service"],
+        "lambda.amazonaws.com"
+    );
+}
+
+#[test]
+fn deploy_lambda_dry_run_lists_the_requests_and_sends_none() {
+    let dir = std::env::temp_dir().join(format!("d9lens-deploy-lambda-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let zip = dir.join("bootstrap.zip");
+    // Bytes whose base64 would be recognisable in the output.
+    std::fs::write(&zip, b"PK\x03\x04 the function's code").unwrap();
+    const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    let out = Command::new(env!("CARGO_BIN_EXE_d9lens"))
+        .args([
+            "deploy-lambda",
+            "--function",
+            "d9lens",
+            "--role",
+            "arn:aws:iam::123456789012:role/d9lens-lambda",
+            "--zip",
+            zip.to_str().unwrap(),
+            "--region",
+            "eu-west-1",
+            // TEST-NET-1: nothing answers there, so a request sent would fail the run.
+            "--endpoint",
+            "http://192.0.2.1:9",
+            "--allow-origin",
+            "https://traces.example.com",
+            "--dry-run",
+        ])
+        .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+        .env("AWS_SECRET_ACCESS_KEY", SECRET)
+        .env("AWS_SESSION_TOKEN", "SESSIONTOKEN")
+        .output()
+        .expect("run d9lens");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stdout}{stderr}");
+    let requests: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim().split(" (").next())
+        .filter(|l| l.starts_with(['G', 'P']) && l.contains(" /20"))
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "GET /2015-03-31/functions/d9lens",
+            "POST /2015-03-31/functions",
+            "PUT /2015-03-31/functions/d9lens/code",
+            "PUT /2015-03-31/functions/d9lens/configuration",
+            "GET /2015-03-31/functions/d9lens/configuration",
+            "GET /2021-10-31/functions/d9lens/url",
+            "POST /2021-10-31/functions/d9lens/url",
+            "PUT /2021-10-31/functions/d9lens/url",
+        ],
+        "{stdout}"
+    );
+    assert!(stdout.contains("nothing is sent"), "{stdout}");
+    assert!(stdout.contains("https://traces.example.com"), "{stdout}");
+    for secret in [SECRET, "SESSIONTOKEN", "UEsDBCB0aGUg", "Signature"] {
+        assert!(
+            !stdout.contains(secret) && !stderr.contains(secret),
+            "{secret}: {stdout}{stderr}"
+        );
+    }
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// A Lambda API stand-in on loopback: answers each request by its method and
+/// path from `answer` (status, error type, JSON body) and records it (method,
+/// path, authorization header, body).
+fn fake_lambda(
+    answer: fn(&str, &str) -> (u16, &'static str, String),
+) -> (String, std::sync::mpsc::Receiver<(String, String, String, String)>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let mut parts = line.split_whitespace();
+            let (method, path) = (parts.next().unwrap().to_owned(), parts.next().unwrap().to_owned());
+            let (mut length, mut authorization) = (0, String::new());
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                let Some((name, value)) = header.trim_end().split_once(':') else {
+                    break;
+                };
+                match name.to_ascii_lowercase().as_str() {
+                    "content-length" => length = value.trim().parse().unwrap(),
+                    "authorization" => authorization = value.trim().to_owned(),
+                    _ => {}
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let (status, error_type, json) = answer(&method, &path);
+            // Recorded before the answer, so the run never ends before its record.
+            let _ = tx.send((method, path, authorization, String::from_utf8(body).unwrap()));
+            let error = match error_type {
+                "" => String::new(),
+                kind => format!("x-amzn-ErrorType: {kind}\r\n"),
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n{error}content-length: {}\r\nconnection: close\r\n\r\n{json}",
+                json.len()
+            );
+        }
+    });
+    (endpoint, rx)
+}
+
+fn deploy_lambda_against(endpoint: &str, zip: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_d9lens"))
+        .args([
+            "deploy-lambda",
+            "--function",
+            "d9lens",
+            "--role",
+            "arn:aws:iam::123456789012:role/d9lens-lambda",
+            "--zip",
+            zip.to_str().unwrap(),
+            "--region",
+            "eu-west-1",
+            "--endpoint",
+            endpoint,
+            "--allow-origin",
+            "https://traces.example.com",
+        ])
+        .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+        .env("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+        .env_remove("AWS_SESSION_TOKEN")
+        .output()
+        .expect("run d9lens")
+}
+
+#[test]
+fn deploy_lambda_creates_a_missing_function_and_its_url() {
+    let (endpoint, requests) = fake_lambda(|method, path| {
+        const NOT_FOUND: &str = r#"{"Type":"User","message":"Function not found"}"#;
+        let arn = r#""FunctionArn":"arn:aws:lambda:eu-west-1:123456789012:function:d9lens""#;
+        match (method, path) {
+            ("GET", "/2015-03-31/functions/d9lens") => (404, "ResourceNotFoundException", NOT_FOUND.into()),
+            ("POST", "/2015-03-31/functions") => (
+                201,
+                "",
+                format!(r#"{{{arn},"State":"Pending","LastUpdateStatus":"InProgress"}}"#),
+            ),
+            ("GET", "/2015-03-31/functions/d9lens/configuration") => (
+                200,
+                "",
+                format!(r#"{{{arn},"State":"Active","LastUpdateStatus":"Successful"}}"#),
+            ),
+            ("GET", "/2021-10-31/functions/d9lens/url") => (404, "ResourceNotFoundException", NOT_FOUND.into()),
+            ("POST", "/2021-10-31/functions/d9lens/url") => (
+                201,
+                "",
+                r#"{"AuthType":"AWS_IAM","FunctionUrl":"https://abc.lambda-url.eu-west-1.on.aws/"}"#.into(),
+            ),
+            _ => (
+                400,
+                "InvalidRequestContentException",
+                r#"{"message":"unexpected"}"#.into(),
+            ),
+        }
+    });
+    let zip = std::env::temp_dir().join(format!("d9lens-create-lambda-{}.zip", std::process::id()));
+    std::fs::write(&zip, b"PK\x03\x04code").unwrap();
+    let out = deploy_lambda_against(&endpoint, &zip);
+    std::fs::remove_file(&zip).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("Function URL (AWS_IAM): https://abc.lambda-url.eu-west-1.on.aws/"),
+        "{stdout}"
+    );
+    let sent: Vec<_> = requests.try_iter().collect();
+    let lines: Vec<String> = sent.iter().map(|(m, p, ..)| format!("{m} {p}")).collect();
+    assert_eq!(
+        lines,
+        [
+            "GET /2015-03-31/functions/d9lens",
+            "POST /2015-03-31/functions",
+            "GET /2015-03-31/functions/d9lens/configuration",
+            "GET /2021-10-31/functions/d9lens/url",
+            "POST /2021-10-31/functions/d9lens/url",
+        ]
+    );
+    assert!(
+        sent.iter()
+            .all(|(.., auth, _)| auth.contains("/eu-west-1/lambda/aws4_request"))
+    );
+    let create: serde_json::Value = serde_json::from_str(&sent[1].3).unwrap();
+    assert_eq!(create["Code"]["ZipFile"], "UEsDBGNvZGU=");
+    assert_eq!(create["Runtime"], "provided.al2023");
+    assert_eq!(create["Architectures"], serde_json::json!(["arm64"]));
+    let url: serde_json::Value = serde_json::from_str(&sent[4].3).unwrap();
+    assert_eq!(url["AuthType"], "AWS_IAM");
+    assert_eq!(
+        url["Cors"]["AllowOrigins"],
+        serde_json::json!(["https://traces.example.com"])
+    );
+}
+
+#[test]
+fn deploy_lambda_names_lambdas_error() {
+    let (endpoint, _requests) = fake_lambda(|_, _| {
+        (
+            403,
+            "AccessDeniedException",
+            r#"{"Message":"User is not authorized to perform: lambda:GetFunction"}"#.into(),
+        )
+    });
+    let zip = std::env::temp_dir().join(format!("d9lens-denied-lambda-{}.zip", std::process::id()));
+    std::fs::write(&zip, b"PK\x03\x04code").unwrap();
+    let out = deploy_lambda_against(&endpoint, &zip);
+    std::fs::remove_file(&zip).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "GET /2015-03-31/functions/d9lens (GetFunction) failed: HTTP 403 AccessDeniedException: \
+             User is not authorized to perform: lambda:GetFunction"
+        ),
+        "{stderr}"
+    );
+}

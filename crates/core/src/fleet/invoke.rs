@@ -37,22 +37,36 @@ pub fn invoke_request(
     payload: &str,
     now: SigningTime,
 ) -> HttpRequest {
-    let (base, host) = target.base();
-    let base_path = target.endpoint.as_ref().map_or("", |e| e.base_path());
     let path = format!(
-        "{base_path}/2015-03-31/functions/{}/invocations",
+        "/2015-03-31/functions/{}/invocations",
         uri_encode(target.function.trim(), false)
     );
-    let headers = [
-        ("host".to_owned(), host),
-        ("content-type".to_owned(), "application/json".to_owned()),
-    ];
+    signed_request(target, credentials, Method::Post, &path, Some(payload), now)
+}
+
+/// A request to the Lambda API at `path` (below the endpoint's base path,
+/// percent-encoded), with `body` as JSON, header-signed for service `lambda`.
+pub(crate) fn signed_request(
+    target: &LambdaTarget,
+    credentials: &Credentials,
+    method: Method,
+    path: &str,
+    body: Option<&str>,
+    now: SigningTime,
+) -> HttpRequest {
+    let (base, host) = target.base();
+    let base_path = target.endpoint.as_ref().map_or("", |e| e.base_path());
+    let full_path = format!("{base_path}{path}");
+    let mut headers = vec![("host".to_owned(), host)];
+    if body.is_some() {
+        headers.push(("content-type".to_owned(), "application/json".to_owned()));
+    }
     let request = SignableRequest {
-        method: Method::Post.as_str(),
-        path: &path,
+        method: method.as_str(),
+        path: &full_path,
         query: &[],
         headers: &headers,
-        payload: Payload::Bytes(payload.as_bytes()),
+        payload: Payload::Bytes(body.unwrap_or_default().as_bytes()),
     };
     let signing = SigningParams {
         credentials,
@@ -62,13 +76,13 @@ pub fn invoke_request(
         settings: SigningSettings::generic(),
     };
     let signed = sigv4::sign_headers(&request, &signing);
-    let mut out_headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+    let mut out_headers: Vec<(String, String)> = headers.into_iter().filter(|(n, _)| n != "host").collect();
     out_headers.extend(signed.headers);
     HttpRequest {
-        method: Method::Post,
-        url: format!("{base}{}", &path[base_path.len()..]),
+        method,
+        url: format!("{base}{path}"),
         headers: out_headers,
-        body: Some(payload.to_owned()),
+        body: body.map(str::to_owned),
     }
 }
 

@@ -7,8 +7,11 @@
 //! - [`packed`]: what it answers: the batch's file outcomes, compressed, in
 //!   the JSON a function returns, and read back with every size checked.
 //! - [`invoke`]: the signed Lambda `Invoke` request, and a function's error.
+//! - [`deploy`]: the Lambda API requests that create or update the function
+//!   and its function URL, their answers, and the IAM policies around it.
 
 pub mod batch;
+pub mod deploy;
 pub mod invoke;
 pub mod packed;
 

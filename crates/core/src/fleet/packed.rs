@@ -97,8 +97,8 @@ pub fn unpack(answer: &PackedOutcomes) -> Result<Vec<FileOutcome>, PackError> {
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/// Standard base64 with padding.
-fn base64_encode(bytes: &[u8]) -> String {
+/// Standard base64 with padding (also the zip in `deploy`'s requests).
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let n = chunk
