@@ -7,9 +7,12 @@
 //! what comes after each attempt.
 
 use super::fetch::{self, HttpResponse};
+use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::SegmentRecord;
-use d9lens_core::s3::{Connection, Exchange, HttpRequest, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
+use d9lens_core::fleet::packed::unpack;
+use d9lens_core::fleet::{Batch, FunctionUrl, PackedOutcomes, function_error, function_url_request};
+use d9lens_core::s3::{Connection, Endpoint, Exchange, HttpRequest, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -52,6 +55,37 @@ impl Client {
     pub fn presign_get(&self, key: &str) -> String {
         let now = self.now();
         self.inner.borrow().config().get_object(key, None, now).url
+    }
+
+    /// A batch analyzed by the Lambda function behind `url` (auth type
+    /// `AWS_IAM`), signed with this bucket's credentials: its files' outcomes,
+    /// or why not. The function reads the bucket with its own role.
+    pub async fn analyze_on_lambda(&self, url: &FunctionUrl, keys: Vec<String>) -> Result<Vec<FileOutcome>, String> {
+        let config = self.inner.borrow().config().clone();
+        let credentials = config
+            .credentials
+            .clone()
+            .ok_or("Invoking a Lambda function needs credentials: fill in the access key and secret key.")?;
+        let batch = Batch {
+            endpoint: match &config.endpoint {
+                Endpoint::Custom(e) => Some(e.url()),
+                Endpoint::Aws => None,
+            },
+            bucket: config.bucket.as_str().to_owned(),
+            region: config.region.as_str().to_owned(),
+            keys,
+            reference_compatible: false,
+        };
+        let payload = serde_json::to_string(&batch).expect("a batch serializes");
+        let response = drive(None, || function_url_request(url, &credentials, &payload, self.now()))
+            .await
+            .map_err(|e| format!("AWS Lambda: {}", e.cause()))?;
+        if let Some(error) = function_error(&response.headers, &response.body) {
+            return Err(error);
+        }
+        let answer: PackedOutcomes = serde_json::from_slice(&response.body)
+            .map_err(|e| format!("the function's answer is not d9lens-lambda's: {e}"))?;
+        unpack(&answer).map_err(|e| e.to_string())
     }
 
     /// One ListObjectsV2 answer, unparsed (the catalog worker reads it).

@@ -4,11 +4,13 @@
 //! decodes and analyzes. Credentials never leave the page's thread.
 
 use crate::net::client::Client;
-use crate::page::session::{AppState, FileRow, Input, Status};
+use crate::page::session::{AppState, FileRow, Input, Invoke, Status};
 use crate::page::units;
 use crate::page::worker_pool::Source;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::layout::{ParsedKey, parse_key};
+use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
+use d9lens_core::fleet::{FunctionUrl, plan_batches};
 use d9lens_core::fmt::grouped;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
@@ -35,6 +37,19 @@ pub fn start(app: AppState, selection: &Selection, client: Client) {
         })
         .collect();
     app.analyze(inputs);
+}
+
+/// Starts a run over `selection` on AWS Lambda: batches of segments, each
+/// analyzed by one call to the function URL `url`, `at_once` at a time.
+pub fn start_on_lambda(app: AppState, selection: &Selection, client: Client, url: FunctionUrl, at_once: usize) {
+    let files: Vec<(String, u64)> = selection.objects().map(|(key, size)| (key.to_owned(), size)).collect();
+    let batches = plan_batches(selection.objects(), DEFAULT_BATCH_MB << 20);
+    let url = Rc::new(url);
+    let invoke: Invoke = Rc::new(move |keys| {
+        let (client, url) = (client.clone(), url.clone());
+        Box::pin(async move { client.analyze_on_lambda(&url, keys).await })
+    });
+    app.analyze_remote(files, batches, at_once, invoke);
 }
 
 /// Totals of the current run, for the progress line.

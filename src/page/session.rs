@@ -7,12 +7,14 @@ use crate::page::worker_pool::{self, Job, Pool, PoolEvent, Source};
 use crate::protocol::Phase;
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::interim::{Interim, Next};
-use d9lens_core::analysis::{Merger, Options, crash};
+use d9lens_core::analysis::{FileOutcome, Merger, Options, crash};
 use d9lens_core::report::{FileError, Report};
 use d9lens_core::timeline::{FileTimeline, Scene};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
@@ -155,6 +157,10 @@ impl Run {
 
 type Answer = Box<dyn FnOnce(Result<InspectAnswer, String>)>;
 
+/// How a remote run analyzes one batch of files: each file's outcome, or
+/// why the batch failed.
+pub type Invoke = Rc<dyn Fn(Vec<String>) -> Pin<Box<dyn Future<Output = Result<Vec<FileOutcome>, String>>>>>;
+
 impl AppState {
     pub fn new() -> Self {
         let state = AppState {
@@ -226,6 +232,72 @@ impl AppState {
         }
         self.rows.set(rows);
         ctl.pool.submit(jobs);
+    }
+
+    /// Starts a run whose files another machine analyzes (AWS Lambda):
+    /// `files` (name, compressed size) in `batches` of names, up to `at_once`
+    /// batches in flight; each answer is merged as a worker's would be. A
+    /// batch that fails, or a file its answer leaves out, is that file's error.
+    pub fn analyze_remote(&self, files: Vec<(String, u64)>, batches: Vec<Vec<String>>, at_once: usize, invoke: Invoke) {
+        let Some(ctl) = self.controller() else { return };
+        let mut ids = HashMap::new();
+        let mut rows = Vec::with_capacity(files.len());
+        {
+            let mut run = self.begin(&ctl, files.iter().map(|(name, _)| name.clone()));
+            for (name, size) in files {
+                let id = run.next_id;
+                run.next_id += 1;
+                run.pending.insert(id);
+                run.files += 1;
+                rows.push(FileRow::new(id, name.clone(), Some(size), Status::Queued));
+                ids.insert(name, id);
+            }
+        }
+        self.rows.set(rows);
+        let queue = Rc::new(RefCell::new(VecDeque::from(batches)));
+        let ids = Rc::new(ids);
+        for _ in 0..at_once.max(1) {
+            let (state, run, queue, ids, invoke) = (*self, ctl.run.clone(), queue.clone(), ids.clone(), invoke.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                loop {
+                    let next = queue.borrow_mut().pop_front();
+                    let Some(batch) = next else { break };
+                    let batch_ids: Vec<u32> = batch.iter().filter_map(|name| ids.get(name).copied()).collect();
+                    if !batch_ids.iter().any(|id| run.borrow().pending.contains(id)) {
+                        break; // the run was stopped or replaced
+                    }
+                    for &id in &batch_ids {
+                        state.update_row(id, |row| row.status = Status::Reading);
+                    }
+                    let started = now_ms();
+                    let outcomes = match invoke(batch.clone()).await {
+                        Ok(outcomes) => outcomes,
+                        Err(why) => batch
+                            .iter()
+                            .map(|name| FileOutcome::failed(name, None, why.clone()))
+                            .collect(),
+                    };
+                    let analysis_ms = (now_ms() - started) / batch.len().max(1) as f64;
+                    let answered: HashSet<String> = outcomes.iter().map(|o| o.partial.file.clone()).collect();
+                    let left_out = batch
+                        .iter()
+                        .filter(|name| !answered.contains(*name))
+                        .map(|name| FileOutcome::failed(name, None, "the function's answer left this file out".into()));
+                    for outcome in outcomes.into_iter().chain(left_out.collect::<Vec<_>>()) {
+                        if let Some(&id) = ids.get(&outcome.partial.file) {
+                            state.on_event(
+                                &run,
+                                PoolEvent::Done {
+                                    id,
+                                    outcome,
+                                    analysis_ms,
+                                },
+                            );
+                        }
+                    }
+                }
+            });
+        }
     }
 
     /// Downloads a same-origin file (the bundled demo trace) and analyzes it.
@@ -303,7 +375,16 @@ impl AppState {
         let Some(ctl) = self.controller() else { return };
         let jobs: Vec<Job> = {
             let mut run = ctl.run.borrow_mut();
-            let ids: Vec<u32> = run.retryable.drain().collect();
+            // Files analyzed elsewhere (AWS Lambda) have no source to run again.
+            let ids: Vec<u32> = run
+                .retryable
+                .iter()
+                .copied()
+                .filter(|id| run.sources.contains_key(id))
+                .collect();
+            for id in &ids {
+                run.retryable.remove(id);
+            }
             run.failed = run.failed.saturating_sub(ids.len());
             run.pending.extend(ids.iter().copied());
             ids.iter()

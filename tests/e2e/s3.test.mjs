@@ -7,7 +7,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import net from 'node:net';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -816,4 +817,73 @@ test('a page clock two hours ahead is corrected from S3\'s answer, for listings 
   assert.ok(rest.length >= 20 && rest.every((r) => r.status === 200), 'every later listing and download went through');
   assert.ok(rest.every((r) => Math.abs(signedAt(r) - Date.now()) < 5 * 60_000), 'signed with the corrected clock');
   await page.close();
+});
+
+/**
+ * cargo-lambda's emulator of the Lambda APIs (`pip install cargo-lambda`,
+ * scripts/setup.sh) with the d9lens-lambda function (`cargo build -p
+ * d9lens-lambda`, scripts/test.sh) as its default function `_`, reading S3
+ * with the demo keys as a role's would be. Its function URL answers CORS.
+ */
+async function startLambda() {
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const targetDir = process.env.CARGO_TARGET_DIR ?? path.join(root, 'target');
+  const bootstrap = path.join(targetDir, 'debug', 'bootstrap');
+  assert.ok(fs.existsSync(bootstrap), 'the Lambda function is built (cargo build -p d9lens-lambda)');
+  const emulator = spawn('cargo', ['lambda', 'watch', '--only-lambda-apis', '--ignore-changes', '--invoke-port', String(port)], {
+    cwd: root,
+    stdio: 'ignore',
+  });
+  for (let up = false; !up; ) {
+    up = await new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => resolve(socket.end() && true));
+      socket.on('error', () => setTimeout(() => resolve(false), 100));
+    });
+  }
+  const fn = spawn(bootstrap, [], {
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      AWS_LAMBDA_RUNTIME_API: `http://127.0.0.1:${port}/.rt`,
+      AWS_LAMBDA_FUNCTION_NAME: '_',
+      AWS_LAMBDA_FUNCTION_VERSION: '1',
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '2048',
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${port}/lambda-url/_/`,
+    stop: () => {
+      fn.kill();
+      emulator.kill();
+    },
+  };
+}
+
+test('"Analyze on AWS Lambda" sends the selection to the function URL and the report equals the CLI', { timeout: 180_000 }, async () => {
+  const lambda = await startLambda();
+  try {
+    const { page } = await openPage();
+    await page.click('[data-testid=s3-lambda] summary');
+    await page.fill('[data-testid=s3-lambda-url]', lambda.url);
+    await page.fill('[data-testid=s3-lambda-jobs]', '2');
+    await connect(page);
+    await listed(page);
+    await control('DELETE', 'requests');
+    await analyzePaymentsHost(page);
+    const requests = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.ok(requests.some((u) => u.includes('/lambda-url/_/')), 'the page called the function URL');
+    const gets = await segmentGets('ip-10-0-1-88');
+    assert.equal(gets.length, 3, 'the three segments were downloaded once');
+    assert.ok(gets.every((g) => g.agent?.startsWith('d9lens/')), 'by the function, not the page');
+    await page.close();
+  } finally {
+    lambda.stop();
+  }
 });

@@ -21,7 +21,7 @@
 //            a Location header (S3's 307 TemporaryRedirect carries one)
 //     DELETE /__d9lens/fault    clears pending faults
 //     GET    /__d9lens/requests the log of proxied requests [{method, path, status, fault,
-//                                startMs, endMs}] (times on this process's clock; endMs is
+//                                agent, startMs, endMs}] (times on this process's clock; endMs is
 //                                null until the answer is sent)
 //     DELETE /__d9lens/requests clears the log
 //
@@ -98,7 +98,7 @@ export function startFront(opts) {
   // Each entry's answer time, once sent: how many requests overlap is visible.
   const record = (entry, req, res) => {
     if (log.length >= MAX_LOG) log.shift();
-    const timed = { ...entry, startMs: req?.startMs ?? null, endMs: null };
+    const timed = { ...entry, agent: req?.headers['user-agent'] ?? null, startMs: req?.startMs ?? null, endMs: null };
     log.push(timed);
     res?.once('close', () => (timed.endMs = performance.now()));
   };

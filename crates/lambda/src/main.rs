@@ -16,9 +16,11 @@ async fn main() -> Result<(), Error> {
     lambda_runtime::run(service_fn(handle)).await
 }
 
-async fn handle(event: LambdaEvent<Batch>) -> Result<PackedOutcomes, Error> {
-    let batch = event.payload;
-    Ok(tokio::task::spawn_blocking(move || analyze(&batch)).await??)
+/// Invoked directly (the CLI) or through its function URL (the page).
+async fn handle(event: LambdaEvent<serde_json::Value>) -> Result<serde_json::Value, Error> {
+    let (batch, via) = Batch::from_event(event.payload)?;
+    let answer = tokio::task::spawn_blocking(move || analyze(&batch)).await??;
+    Ok(via.respond(&answer))
 }
 
 fn analyze(batch: &Batch) -> Result<PackedOutcomes, String> {

@@ -92,6 +92,19 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                     <summary>"Paste credentials (JSON from aws sts / aws configure export-credentials, or AWS_… lines)"</summary>
                     <textarea data-testid="s3-paste" rows="4" spellcheck="false" autocomplete="off" prop:value=move || paste.get() on:input=on_paste placeholder="{\"AccessKeyId\": \"…\", \"SecretAccessKey\": \"…\", \"SessionToken\": \"…\"}"></textarea>
                 </details>
+                <details class="paste" data-testid="s3-lambda">
+                    <summary>"Analyze on AWS Lambda (optional: a d9lens-lambda function URL, auth type AWS_IAM; docs/lambda.md)"</summary>
+                    <div class="form-row">
+                        <label class="field">
+                            <span>"Function URL"</span>
+                            <input type="url" data-testid="s3-lambda-url" bind:value=f.lambda_url placeholder="https://….lambda-url.us-east-1.on.aws/" spellcheck="false" />
+                        </label>
+                        <label class="field inline">
+                            <span>"Invocations at once"</span>
+                            <input type="number" min="1" max="500" data-testid="s3-lambda-jobs" bind:value=f.lambda_jobs />
+                        </label>
+                    </div>
+                </details>
                 <div class="form-row">
                     <label class="check">
                         <input type="checkbox" data-testid="s3-remember" bind:checked=f.remember />

@@ -30,6 +30,8 @@ pub const DEMO_ACCESS_KEY: &str = "d9lensdemo";
 pub const DEMO_SECRET_KEY: &str = "d9lens-demo-secret-key";
 /// ListObjectsV2 page size unless the form says otherwise.
 pub const DEFAULT_MAX_KEYS: u16 = 1000;
+/// Lambda invocations in flight at once unless the form says otherwise.
+pub const DEFAULT_LAMBDA_JOBS: usize = 16;
 /// sessionStorage key of remembered credentials.
 const REMEMBER_KEY: &str = "d9lens.s3.credentials";
 
@@ -48,6 +50,10 @@ pub struct Form {
     pub remember: RwSignal<bool>,
     pub max_keys: RwSignal<String>,
     pub max_objects: RwSignal<String>,
+    /// A d9lens-lambda function URL: analyze there instead of in this tab.
+    pub lambda_url: RwSignal<String>,
+    /// Invocations in flight at once.
+    pub lambda_jobs: RwSignal<String>,
 }
 
 /// The S3 side's state. `Copy`: hand it to any component or closure.
@@ -89,6 +95,8 @@ impl S3State {
                 remember: RwSignal::new(false),
                 max_keys: s(&DEFAULT_MAX_KEYS.to_string()),
                 max_objects: s(&DEFAULT_MAX_OBJECTS.to_string()),
+                lambda_url: s(""),
+                lambda_jobs: s(&DEFAULT_LAMBDA_JOBS.to_string()),
             },
             problem: RwSignal::new(None),
             note: RwSignal::new(None),

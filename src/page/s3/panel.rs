@@ -2,8 +2,9 @@
 //! state (bucket, selection, view; never credentials) in the URL and restores
 //! a shared selection once the bucket is listed.
 
-use super::S3State;
 use super::connect_form::ConnectForm;
+use super::errors_view::Problem;
+use super::{DEFAULT_LAMBDA_JOBS, S3State};
 use crate::net::cache;
 use crate::page::discovery::selection::{SelectionPanel, SelectionState};
 use crate::page::discovery::summary::DiscoveryView;
@@ -13,6 +14,7 @@ use crate::page::units;
 use crate::page::url_state;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::spec::SelectionSpec;
+use d9lens_core::fleet::FunctionUrl;
 use leptos::prelude::*;
 
 #[component]
@@ -32,7 +34,22 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         url.view = Some("report".into());
         url_state::write(&url);
         run_key.set(selection.keys().next().map(str::to_owned));
-        retrieval::start(app, &selection, client);
+        let lambda_url = s3.form.lambda_url.get_untracked();
+        if lambda_url.trim().is_empty() {
+            retrieval::start(app, &selection, client);
+            return;
+        }
+        let region = d9lens_core::s3::Region::new(&client.region()).expect("the client signs for a valid region");
+        match FunctionUrl::parse(&lambda_url, &region) {
+            Ok(url) => {
+                let at_once = s3.form.lambda_jobs.get_untracked().trim().parse().unwrap_or(DEFAULT_LAMBDA_JOBS);
+                retrieval::start_on_lambda(app, &selection, client, url, at_once.clamp(1, 500));
+            }
+            Err(e) => s3.problem.set(Some(Problem::input(
+                format!("The Lambda function URL is not usable: {e}."),
+                "Give the function URL as AWS shows it (https://ID.lambda-url.REGION.on.aws/), or clear the field to analyze in this tab.",
+            ))),
+        }
     };
     // A new selection starts on the whole timeline.
     let on_analyze = Callback::new(move |(spec, selection): (SelectionSpec, Selection)| {

@@ -2,6 +2,7 @@
 
 use d9lens_core::analysis::Options;
 use d9lens_core::bucket::listing_plan::DEFAULT_MAX_OBJECTS;
+use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
 use d9lens_core::s3::Timestamp;
 
 /// `s3://BUCKET[/PREFIX]`.
@@ -78,10 +79,6 @@ pub struct LambdaArgs {
     /// Compressed bytes of segments per invocation.
     pub batch_bytes: u64,
 }
-
-/// Segments one invocation analyzes, by their compressed size: a few seconds
-/// of work, and results well inside Lambda's 6 MB answer.
-pub const DEFAULT_BATCH_MB: u64 = 32;
 
 /// Parallel downloads unless `--jobs` says otherwise.
 pub const DEFAULT_JOBS: usize = 4;

@@ -17,6 +17,59 @@ pub struct Batch {
     pub reference_compatible: bool,
 }
 
+/// How the function was invoked, which decides the shape of its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// Lambda's `Invoke` API (the CLI): the answer is the JSON itself.
+    Invoke,
+    /// A function URL (the page): the answer is an HTTP response whose body
+    /// is that JSON.
+    FunctionUrl,
+}
+
+impl Via {
+    /// `answer` in the shape this way of invoking returns.
+    pub fn respond<T: Serialize>(self, answer: &T) -> serde_json::Value {
+        let json = serde_json::to_value(answer).expect("an answer serializes");
+        match self {
+            Via::Invoke => json,
+            // Every field of the response shape, which some readers require.
+            Via::FunctionUrl => serde_json::json!({
+                "statusCode": 200,
+                "headers": {"content-type": "application/json"},
+                "cookies": [],
+                "isBase64Encoded": false,
+                "body": json.to_string(),
+            }),
+        }
+    }
+}
+
+impl Batch {
+    /// The batch an invocation carries: the event itself (`Invoke`), or the
+    /// body of a function URL's HTTP event (base64 when Lambda flagged it so).
+    pub fn from_event(event: serde_json::Value) -> Result<(Batch, Via), String> {
+        let is_http = event.get("requestContext").is_some();
+        let via = if is_http { Via::FunctionUrl } else { Via::Invoke };
+        let batch = match (is_http, event.get("body")) {
+            (false, _) => serde_json::from_value(event),
+            (true, Some(serde_json::Value::String(body))) => {
+                let bytes = match event.get("isBase64Encoded").and_then(serde_json::Value::as_bool) {
+                    Some(true) => super::packed::base64_decode(body).ok_or("the request's body is not base64")?,
+                    _ => body.as_bytes().to_vec(),
+                };
+                serde_json::from_slice(&bytes)
+            }
+            (true, _) => return Err("the request has no body: POST a batch as JSON".into()),
+        };
+        batch.map(|b| (b, via)).map_err(|e| format!("not a d9lens batch: {e}"))
+    }
+}
+
+/// Compressed megabytes of segments one invocation analyzes unless told
+/// otherwise: seconds of work, and results well inside Lambda's 6 MB answer.
+pub const DEFAULT_BATCH_MB: u64 = 32;
+
 /// The most keys one batch names (its request stays far below Lambda's
 /// 6 MB payload limit whatever the keys).
 pub const MAX_KEYS_PER_BATCH: usize = 1_000;
@@ -64,6 +117,29 @@ mod tests {
         assert!(plan(&[], 8).is_empty());
         let many = plan(&objects(&vec![0; MAX_KEYS_PER_BATCH + 1]), u64::MAX);
         assert_eq!(many.iter().map(Vec::len).collect::<Vec<_>>(), [MAX_KEYS_PER_BATCH, 1]);
+    }
+
+    #[test]
+    fn a_batch_comes_direct_or_in_a_function_url_request() {
+        let batch = r#"{"bucket":"b","region":"us-east-1","keys":["k"]}"#;
+        let (direct, via) = Batch::from_event(serde_json::from_str(batch).unwrap()).unwrap();
+        assert_eq!(via, Via::Invoke);
+        let http = serde_json::json!({"requestContext": {"http": {"method": "POST"}}, "body": batch, "isBase64Encoded": false});
+        assert_eq!(Batch::from_event(http).unwrap(), (direct.clone(), Via::FunctionUrl));
+        let encoded = serde_json::json!({"requestContext": {}, "body": "eyJidWNrZXQiOiJiIiwicmVnaW9uIjoidXMtZWFzdC0xIiwia2V5cyI6WyJrIl19", "isBase64Encoded": true});
+        assert_eq!(Batch::from_event(encoded).unwrap(), (direct.clone(), Via::FunctionUrl));
+        let answer = Via::FunctionUrl.respond(&direct);
+        assert_eq!(answer["statusCode"], 200);
+        let body: Batch = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
+        assert_eq!(body, direct);
+        assert_eq!(Via::Invoke.respond(&direct), serde_json::to_value(&direct).unwrap());
+        let empty = serde_json::json!({"requestContext": {}});
+        assert!(Batch::from_event(empty).unwrap_err().contains("no body"));
+        assert!(
+            Batch::from_event(serde_json::json!({"keys": 3}))
+                .unwrap_err()
+                .starts_with("not a d9lens batch")
+        );
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! `lambda`), and the error a function reports in its answer.
 
 use crate::s3::encode::uri_encode;
-use crate::s3::request::CustomEndpoint;
+use crate::s3::request::{ConfigError, CustomEndpoint};
 use crate::s3::sigv4::{self, Payload, SignableRequest, SigningParams, SigningSettings};
-use crate::s3::{Credentials, HttpRequest, Method, Region, SigningTime};
+use crate::s3::{Credentials, Endpoint, HttpRequest, Method, Region, SigningTime};
 
 /// Which function, where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +86,54 @@ pub(crate) fn signed_request(
     }
 }
 
+/// A function URL: `https://ID.lambda-url.REGION.on.aws/`, or an emulator's
+/// (`http://127.0.0.1:9000/lambda-url/NAME/`), and the region it is signed for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionUrl {
+    endpoint: CustomEndpoint,
+    region: Region,
+}
+
+impl FunctionUrl {
+    /// The region comes from an AWS function URL's host, else `fallback`.
+    pub fn parse(url: &str, fallback: &Region) -> Result<FunctionUrl, ConfigError> {
+        let Endpoint::Custom(endpoint) = Endpoint::custom(url)? else {
+            unreachable!("Endpoint::custom gives a custom endpoint")
+        };
+        let from_host = endpoint
+            .authority()
+            .split_once(".lambda-url.")
+            .and_then(|(_, rest)| rest.strip_suffix(".on.aws"))
+            .map(Region::new)
+            .transpose()?;
+        Ok(FunctionUrl {
+            region: from_host.unwrap_or_else(|| fallback.clone()),
+            endpoint,
+        })
+    }
+
+    pub fn region(&self) -> &Region {
+        &self.region
+    }
+}
+
+/// A POST of `payload` (JSON) to a function URL whose auth type is `AWS_IAM`,
+/// signed with `credentials` at `now`.
+pub fn function_url_request(
+    url: &FunctionUrl,
+    credentials: &Credentials,
+    payload: &str,
+    now: SigningTime,
+) -> HttpRequest {
+    // The URL is the function: signed like a Lambda API call at its root.
+    let target = LambdaTarget {
+        function: String::new(),
+        region: url.region.clone(),
+        endpoint: Some(url.endpoint.clone()),
+    };
+    signed_request(&target, credentials, Method::Post, "/", Some(payload), now)
+}
+
 /// The error a function reported (`X-Amz-Function-Error`: it ran and failed),
 /// in its own words; `None` when it answered normally.
 pub fn function_error(headers: &[(String, String)], body: &[u8]) -> Option<String> {
@@ -112,7 +160,7 @@ pub fn function_error(headers: &[(String, String)], body: &[u8]) -> Option<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::s3::{Endpoint, Timestamp};
+    use crate::s3::Timestamp;
 
     fn keys() -> Credentials {
         Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", None).unwrap()
@@ -150,6 +198,23 @@ mod tests {
             req.url,
             "http://127.0.0.1:9000/emu/2015-03-31/functions/d9lens/invocations"
         );
+    }
+
+    #[test]
+    fn a_function_url_is_signed_for_its_own_region() {
+        let fallback = Region::new("us-east-1").unwrap();
+        let aws = FunctionUrl::parse("https://abc123.lambda-url.eu-central-1.on.aws/", &fallback).unwrap();
+        assert_eq!(aws.region().as_str(), "eu-central-1");
+        let req = function_url_request(&aws, &keys(), "{}", Timestamp::from_unix_secs(1_796_047_538));
+        assert_eq!(req.url, "https://abc123.lambda-url.eu-central-1.on.aws/");
+        let auth = &req.headers.iter().find(|(n, _)| n == "authorization").unwrap().1;
+        assert!(auth.contains("/eu-central-1/lambda/aws4_request"), "{auth}");
+        let emulator = FunctionUrl::parse("http://127.0.0.1:9000/lambda-url/_/", &fallback).unwrap();
+        assert_eq!(emulator.region(), &fallback);
+        let req = function_url_request(&emulator, &keys(), "{}", Timestamp::from_unix_secs(0));
+        assert_eq!(req.url, "http://127.0.0.1:9000/lambda-url/_/");
+        assert!(FunctionUrl::parse("https://x.lambda-url.not a region.on.aws/", &fallback).is_err());
+        assert!(FunctionUrl::parse("ftp://x/", &fallback).is_err());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //!   selection is cut into batches.
 //! - [`packed`]: what it answers: the batch's file outcomes, compressed, in
 //!   the JSON a function returns, and read back with every size checked.
-//! - [`invoke`]: the signed Lambda `Invoke` request, and a function's error.
+//! - [`invoke`]: the signed Lambda `Invoke` request (the CLI), the signed
+//!   POST to a function URL (the page), and a function's error.
 //! - [`deploy`]: the Lambda API requests that create or update the function
 //!   and its function URL, their answers, and the IAM policies around it.
 
@@ -15,6 +16,6 @@ pub mod deploy;
 pub mod invoke;
 pub mod packed;
 
-pub use batch::{Batch, plan_batches};
-pub use invoke::{LambdaTarget, function_error, invoke_request};
+pub use batch::{Batch, Via, plan_batches};
+pub use invoke::{FunctionUrl, LambdaTarget, function_error, function_url_request, invoke_request};
 pub use packed::{PackError, PackedOutcomes};

@@ -116,7 +116,7 @@ pub(crate) fn base64_encode(bytes: &[u8]) -> String {
 }
 
 /// [`base64_encode`]'s inverse; `None` for anything it would not write.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
+pub(super) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
     if !text.len().is_multiple_of(4) {
         return None;

@@ -52,7 +52,9 @@ pub const AWS_REGIONS: &[&str] = &[
 ];
 
 /// The CSP `connect-src` sources for AWS: per region the S3 endpoint (path style),
-/// its buckets (virtual-hosted) and STS, plus the global STS endpoint.
+/// its buckets (virtual-hosted) and STS, plus the global STS endpoint, and in the
+/// commercial regions the Lambda function URLs (`ID.lambda-url.REGION.on.aws`,
+/// the page's "run on AWS Lambda").
 pub fn connect_sources() -> Vec<String> {
     let mut sources = vec!["https://sts.amazonaws.com".to_owned()];
     for name in AWS_REGIONS {
@@ -61,6 +63,9 @@ pub fn connect_sources() -> Vec<String> {
         sources.push(format!("https://s3.{name}.{suffix}"));
         sources.push(format!("https://*.s3.{name}.{suffix}"));
         sources.push(format!("https://sts.{name}.{suffix}"));
+        if suffix == "amazonaws.com" && !name.starts_with("us-gov-") {
+            sources.push(format!("https://*.lambda-url.{name}.on.aws"));
+        }
     }
     sources
 }
