@@ -10,9 +10,9 @@ use super::fetch::{self, HttpResponse};
 use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::SegmentRecord;
-use d9lens_core::fleet::packed::unpack;
-use d9lens_core::fleet::{Batch, FunctionUrl, PackedOutcomes, function_error, function_url_request};
-use d9lens_core::s3::{Connection, Endpoint, Exchange, HttpRequest, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
+use d9lens_core::fleet::packed::read_answer;
+use d9lens_core::fleet::{Batch, FunctionUrl, function_url_request};
+use d9lens_core::s3::{Connection, Exchange, HttpRequest, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -66,26 +66,12 @@ impl Client {
             .credentials
             .clone()
             .ok_or("Invoking a Lambda function needs credentials: fill in the access key and secret key.")?;
-        let batch = Batch {
-            endpoint: match &config.endpoint {
-                Endpoint::Custom(e) => Some(e.url()),
-                Endpoint::Aws => None,
-            },
-            bucket: config.bucket.as_str().to_owned(),
-            region: config.region.as_str().to_owned(),
-            keys,
-            reference_compatible: false,
-        };
+        let batch = Batch::of(&config, keys, false);
         let payload = serde_json::to_string(&batch).expect("a batch serializes");
         let response = drive(None, || function_url_request(url, &credentials, &payload, self.now()))
             .await
             .map_err(|e| format!("AWS Lambda: {}", e.cause()))?;
-        if let Some(error) = function_error(&response.headers, &response.body) {
-            return Err(error);
-        }
-        let answer: PackedOutcomes = serde_json::from_slice(&response.body)
-            .map_err(|e| format!("the function's answer is not d9lens-lambda's: {e}"))?;
-        unpack(&answer).map_err(|e| e.to_string())
+        read_answer(&response.headers, &response.body)
     }
 
     /// One ListObjectsV2 answer, unparsed (the catalog worker reads it).

@@ -8,8 +8,8 @@ use super::args::{AnalyzeArgs, LambdaArgs};
 use crate::parallel;
 use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::catalog::Selection;
-use d9lens_core::fleet::packed::unpack;
-use d9lens_core::fleet::{Batch, LambdaTarget, PackedOutcomes, function_error, invoke_request, plan_batches};
+use d9lens_core::fleet::packed::read_answer;
+use d9lens_core::fleet::{Batch, LambdaTarget, invoke_request, plan_batches};
 use d9lens_core::s3::{Credentials, Endpoint, S3Config};
 use d9lens_http::Client;
 
@@ -62,27 +62,13 @@ fn invoke(
     keys: &[String],
     a: &AnalyzeArgs,
 ) -> Vec<FileOutcome> {
-    let batch = Batch {
-        endpoint: match &config.endpoint {
-            Endpoint::Custom(e) => Some(e.url()),
-            Endpoint::Aws => None,
-        },
-        bucket: config.bucket.as_str().to_owned(),
-        region: config.region.as_str().to_owned(),
-        keys: keys.to_vec(),
-        reference_compatible: a.opts.reference_compatible,
-    };
+    let batch = Batch::of(config, keys.to_vec(), a.opts.reference_compatible);
     let payload = serde_json::to_string(&batch).expect("a batch serializes");
     let what = format!("Lambda batch of {} segment(s) from {}", keys.len(), keys[0]);
     let answered = client
         .fetch(&what, |_, now| invoke_request(target, credentials, &payload, now))
         .map_err(|e| e.cause())
-        .and_then(|response| match function_error(&response.headers, &response.body) {
-            Some(error) => Err(error),
-            None => serde_json::from_slice::<PackedOutcomes>(&response.body)
-                .map_err(|e| format!("the function's answer is not d9lens-lambda's: {e}"))
-                .and_then(|answer| unpack(&answer).map_err(|e| e.to_string())),
-        });
+        .and_then(|response| read_answer(&response.headers, &response.body));
     match answered {
         Ok(outcomes) => outcomes,
         Err(why) => keys

@@ -1,5 +1,6 @@
 //! What one invocation analyzes, and how a selection is cut into batches.
 
+use crate::s3::{Endpoint, S3Config};
 use serde::{Deserialize, Serialize};
 
 /// One invocation's work: these objects of this bucket, analyzed and merged.
@@ -46,6 +47,21 @@ impl Via {
 }
 
 impl Batch {
+    /// `keys` of the bucket `config` names, as the function will read them
+    /// (with its own credentials: the config's are not sent).
+    pub fn of(config: &S3Config, keys: Vec<String>, reference_compatible: bool) -> Batch {
+        Batch {
+            endpoint: match &config.endpoint {
+                Endpoint::Custom(e) => Some(e.url()),
+                Endpoint::Aws => None,
+            },
+            bucket: config.bucket.as_str().to_owned(),
+            region: config.region.as_str().to_owned(),
+            keys,
+            reference_compatible,
+        }
+    }
+
     /// The batch an invocation carries: the event itself (`Invoke`), or the
     /// body of a function URL's HTTP event (base64 when Lambda flagged it so).
     pub fn from_event(event: serde_json::Value) -> Result<(Batch, Via), String> {

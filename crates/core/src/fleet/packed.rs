@@ -95,6 +95,18 @@ pub fn unpack(answer: &PackedOutcomes) -> Result<Vec<FileOutcome>, PackError> {
     Ok(outcomes)
 }
 
+/// The outcomes in a function's answer (`Invoke`'s, or a function URL's
+/// body), or why there are none: the error it reported, or an answer that
+/// is not d9lens-lambda's.
+pub fn read_answer(headers: &[(String, String)], body: &[u8]) -> Result<Vec<FileOutcome>, String> {
+    if let Some(error) = super::function_error(headers, body) {
+        return Err(error);
+    }
+    let answer: PackedOutcomes =
+        serde_json::from_slice(body).map_err(|e| format!("the function's answer is not d9lens-lambda's: {e}"))?;
+    unpack(&answer).map_err(|e| e.to_string())
+}
+
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard base64 with padding (also the zip in `deploy`'s requests).
