@@ -352,7 +352,9 @@ impl AppState {
             let mut run = ctl.run.borrow_mut();
             let ids: Vec<u32> = run.pending.drain().collect();
             run.failed += ids.len();
-            run.retryable.extend(ids.iter().copied());
+            // Files analyzed elsewhere (AWS Lambda) have no source to run again.
+            let retryable: Vec<u32> = ids.iter().copied().filter(|id| run.sources.contains_key(id)).collect();
+            run.retryable.extend(retryable);
             ids
         };
         self.rows.update(|rows| {
@@ -375,16 +377,7 @@ impl AppState {
         let Some(ctl) = self.controller() else { return };
         let jobs: Vec<Job> = {
             let mut run = ctl.run.borrow_mut();
-            // Files analyzed elsewhere (AWS Lambda) have no source to run again.
-            let ids: Vec<u32> = run
-                .retryable
-                .iter()
-                .copied()
-                .filter(|id| run.sources.contains_key(id))
-                .collect();
-            for id in &ids {
-                run.retryable.remove(id);
-            }
+            let ids: Vec<u32> = run.retryable.drain().collect();
             run.failed = run.failed.saturating_sub(ids.len());
             run.pending.extend(ids.iter().copied());
             ids.iter()
