@@ -483,17 +483,24 @@ async function listing(keys, runs) {
 
 /** Resident memory of every process of the Chromium that uses `profile`, MB (Linux /proc). */
 function chromiumRssMb(profile) {
-  let kb = 0;
+  return Object.values(chromiumRssByKind(profile)).reduce((a, b) => a + b, 0);
+}
+
+/** The RSS (MB) of the browser's processes by kind: `browser`, `renderer`, `gpu-process`, each utility service. */
+function chromiumRssByKind(profile) {
+  const mb = {};
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(profile)) continue;
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes(profile)) continue;
+      const kind = /--utility-sub-type=([^\s\0]+)/.exec(cmd)?.[1] ?? /--type=([^\s\0]+)/.exec(cmd)?.[1] ?? 'browser';
       const rss = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      kb += rss ? Number(rss[1]) : 0;
+      mb[kind] = (mb[kind] ?? 0) + (rss ? Number(rss[1]) : 0) / 1024;
     } catch {
       // gone meanwhile
     }
   }
-  return kb / 1024;
+  return mb;
 }
 
 /**
@@ -555,8 +562,14 @@ async function fleet(count, runs) {
         }, count, { timeout: 60_000 });
         await page.waitForTimeout(1000);
         const before = chromiumRssMb(profile);
+        const kindsBefore = chromiumRssByKind(profile);
         let peak = before;
-        const sampler = setInterval(() => (peak = Math.max(peak, chromiumRssMb(profile))), 100);
+        let kindsAtPeak = kindsBefore;
+        const sampler = setInterval(() => {
+          const kinds = chromiumRssByKind(profile);
+          const total = Object.values(kinds).reduce((a, b) => a + b, 0);
+          if (total > peak) [peak, kindsAtPeak] = [total, kinds];
+        }, 100);
         await page.evaluate(() => {
           window.__first = window.__whole = undefined;
           const check = () => {
@@ -583,6 +596,11 @@ async function fleet(count, runs) {
             `(+${(peak - before).toFixed(0)} MB); wall ${Date.now() - t0} ms; the workers' analysis per file: median ` +
             `${perFile[perFile.length >> 1]?.toFixed(0)} ms, ${(workerSum / 1000).toFixed(1)} s in all`,
         );
+        const growth = Object.entries(kindsAtPeak)
+          .map(([kind, mb]) => [kind, mb - (kindsBefore[kind] ?? 0)])
+          .filter(([, mb]) => Math.abs(mb) >= 5)
+          .sort((a, b) => b[1] - a[1]);
+        console.log(`  growth at the peak by process: ${growth.map(([k, mb]) => `${k} ${mb >= 0 ? '+' : ''}${mb.toFixed(0)} MB`).join(', ')}`);
         await page.close();
       }
     });
