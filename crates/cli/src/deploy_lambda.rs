@@ -8,14 +8,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::s3::args::{Location, value};
+use crate::s3::args::{Location, number, value};
 use d9lens_core::fleet::LambdaTarget;
 use d9lens_core::fleet::deploy::{
     self, ControlRequest, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECS, DEFAULT_ZIP, Existing, FunctionSpec, Readiness,
     SIGV4_HEADERS, WAIT_MAX_POLLS, WAIT_POLL_SECS,
 };
 use d9lens_core::fmt::bytes;
-use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Error};
+use d9lens_core::s3::{BucketName, Credentials, Region, S3Error};
 use d9lens_core::site::{Origin, Prefix};
 use d9lens_http::{Client, FetchError, Response};
 
@@ -154,11 +154,6 @@ impl Command {
     }
 }
 
-fn number<T: std::str::FromStr>(text: &str, flag: &str) -> Result<T, String> {
-    text.parse()
-        .map_err(|_| format!("{flag} needs a whole number, not {text:?}"))
-}
-
 pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     if matches!(argv.first().map(String::as_str), Some("-h" | "--help")) {
         println!("{USAGE}");
@@ -205,15 +200,8 @@ fn deploy_function(args: &DeployArgs) -> Result<(), String> {
     deploy::check_zip(&zip).map_err(|e| format!("{}: {e}", args.zip.display()))?;
     let endpoint = lambda_endpoint(args);
     let config = d9lens_http::config_for(UNUSED_BUCKET, endpoint.as_deref(), args.region.as_deref())?;
-    let target = LambdaTarget {
-        function: args.spec.name.clone(),
-        region: config.region.clone(),
-        endpoint: match endpoint.as_deref().map(Endpoint::custom) {
-            Some(Ok(Endpoint::Custom(e))) => Some(e),
-            Some(Err(e)) => return Err(format!("--endpoint: {e}")),
-            Some(Ok(Endpoint::Aws)) | None => None,
-        },
-    };
+    let target = LambdaTarget::new(&args.spec.name, config.region.clone(), endpoint.as_deref())
+        .map_err(|e| format!("--endpoint: {e}"))?;
     let name = &args.spec.name;
     let zip_note = format!("{} ({})", args.zip.display(), bytes(zip.len() as u64));
     let where_ = match &target.endpoint {

@@ -90,7 +90,7 @@ pub fn value<'a>(it: &mut impl Iterator<Item = &'a String>, flag: &str) -> Resul
         .ok_or_else(|| format!("{flag} needs a value"))
 }
 
-fn number<T: std::str::FromStr>(text: &str, flag: &str) -> Result<T, String> {
+pub fn number<T: std::str::FromStr>(text: &str, flag: &str) -> Result<T, String> {
     text.parse()
         .map_err(|_| format!("{flag} needs a whole number, not {text:?}"))
 }

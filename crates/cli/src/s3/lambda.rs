@@ -8,9 +8,9 @@ use super::args::{AnalyzeArgs, LambdaArgs};
 use crate::parallel;
 use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::catalog::Selection;
-use d9lens_core::fleet::packed::read_answer;
+use d9lens_core::fleet::packed::{outcomes_of, read_answer};
 use d9lens_core::fleet::{Batch, LambdaTarget, invoke_request, plan_batches};
-use d9lens_core::s3::{Credentials, Endpoint, S3Config};
+use d9lens_core::s3::{Credentials, S3Config};
 use d9lens_http::Client;
 
 pub fn analyze(
@@ -25,16 +25,8 @@ pub fn analyze(
         "invoking a Lambda function needs AWS credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / \
          AWS_SESSION_TOKEN)",
     )?;
-    let endpoint = match lambda.endpoint.as_deref().map(Endpoint::custom) {
-        Some(Ok(Endpoint::Custom(e))) => Some(e),
-        Some(Err(e)) => return Err(format!("--lambda-endpoint: {e}")),
-        Some(Ok(Endpoint::Aws)) | None => None,
-    };
-    let target = LambdaTarget {
-        function: lambda.function.clone(),
-        region: config.region.clone(),
-        endpoint,
-    };
+    let target = LambdaTarget::new(&lambda.function, config.region.clone(), lambda.endpoint.as_deref())
+        .map_err(|e| format!("--lambda-endpoint: {e}"))?;
     let batches = plan_batches(selection.objects(), lambda.batch_bytes);
     eprintln!(
         "d9lens: {} invocation(s) of Lambda function {}, {} at once",
@@ -53,7 +45,7 @@ pub fn analyze(
     )
 }
 
-/// One batch analyzed by the function; its failure is each file's error.
+/// One batch analyzed by the function: an outcome per key (`outcomes_of`).
 fn invoke(
     client: &Client,
     config: &S3Config,
@@ -69,11 +61,5 @@ fn invoke(
         .fetch(&what, |_, now| invoke_request(target, credentials, &payload, now))
         .map_err(|e| e.cause())
         .and_then(|response| read_answer(&response.headers, &response.body));
-    match answered {
-        Ok(outcomes) => outcomes,
-        Err(why) => keys
-            .iter()
-            .map(|key| FileOutcome::failed(key, None, format!("analysis on Lambda failed: {why}")))
-            .collect(),
-    }
+    outcomes_of(keys, answered)
 }

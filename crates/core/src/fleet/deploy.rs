@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::invoke::{LambdaTarget, signed_request};
+use super::invoke::{LambdaTarget, function_path, signed_request};
 use super::packed::base64_encode;
 use crate::s3::encode::uri_encode;
 use crate::s3::{BucketName, Credentials, ErrorKind, HttpRequest, Method, Region, S3Error, ServiceError, SigningTime};
@@ -131,10 +131,6 @@ impl ControlRequest {
     pub fn sign(&self, target: &LambdaTarget, credentials: &Credentials, now: SigningTime) -> HttpRequest {
         signed_request(target, credentials, self.method, &self.path, self.body.as_deref(), now)
     }
-}
-
-fn function_path(name: &str) -> String {
-    format!("/2015-03-31/functions/{}", uri_encode(name, false))
 }
 
 fn url_path(name: &str) -> String {

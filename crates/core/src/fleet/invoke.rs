@@ -17,6 +17,20 @@ pub struct LambdaTarget {
 }
 
 impl LambdaTarget {
+    /// `function` in `region`, at `endpoint` (a Lambda-compatible URL) or
+    /// AWS Lambda's own.
+    pub fn new(function: &str, region: Region, endpoint: Option<&str>) -> Result<LambdaTarget, ConfigError> {
+        let endpoint = match endpoint.map(Endpoint::custom).transpose()? {
+            Some(Endpoint::Custom(e)) => Some(e),
+            Some(Endpoint::Aws) | None => None,
+        };
+        Ok(LambdaTarget {
+            function: function.to_owned(),
+            region,
+            endpoint,
+        })
+    }
+
     /// Scheme, authority and base path of the Lambda API.
     fn base(&self) -> (String, String) {
         match &self.endpoint {
@@ -37,11 +51,13 @@ pub fn invoke_request(
     payload: &str,
     now: SigningTime,
 ) -> HttpRequest {
-    let path = format!(
-        "/2015-03-31/functions/{}/invocations",
-        uri_encode(target.function.trim(), false)
-    );
+    let path = format!("{}/invocations", function_path(target.function.trim()));
     signed_request(target, credentials, Method::Post, &path, Some(payload), now)
+}
+
+/// The Lambda API's path of function `name` (or ARN).
+pub(crate) fn function_path(name: &str) -> String {
+    format!("/2015-03-31/functions/{}", uri_encode(name, false))
 }
 
 /// A request to the Lambda API at `path` (below the endpoint's base path,

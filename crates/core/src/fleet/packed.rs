@@ -107,6 +107,22 @@ pub fn read_answer(headers: &[(String, String)], body: &[u8]) -> Result<Vec<File
     unpack(&answer).map_err(|e| e.to_string())
 }
 
+/// One outcome per key of a batch, in the batch's order: what the function
+/// answered for it, else why not (the invocation failed, or its answer left
+/// the file out). Outcomes for files the batch did not name are dropped.
+pub fn outcomes_of(keys: &[String], answered: Result<Vec<FileOutcome>, String>) -> Vec<FileOutcome> {
+    let (mut answered, why) = match answered {
+        Ok(outcomes) => (outcomes, "the function's answer left this file out".to_owned()),
+        Err(why) => (Vec::new(), why),
+    };
+    keys.iter()
+        .map(|key| match answered.iter().position(|o| o.partial.file == *key) {
+            Some(i) => answered.swap_remove(i),
+            None => FileOutcome::failed(key, None, why.clone()),
+        })
+        .collect()
+}
+
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard base64 with padding (also the zip in `deploy`'s requests).
