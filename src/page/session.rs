@@ -8,6 +8,7 @@ use crate::protocol::Phase;
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::interim::{Interim, Next};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, crash};
+use d9lens_core::fleet::packed::outcomes_of;
 use d9lens_core::report::{FileError, Report};
 use d9lens_core::timeline::{FileTimeline, Scene};
 use leptos::prelude::*;
@@ -149,6 +150,15 @@ struct Run {
 }
 
 impl Run {
+    /// A new file of this run, pending: its id.
+    fn add_file(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.pending.insert(id);
+        self.files += 1;
+        id
+    }
+
     /// Files merged, of the run's files.
     fn merged(&self) -> (usize, usize) {
         (self.merger.as_ref().map_or(0, Merger::len), self.files)
@@ -216,10 +226,7 @@ impl AppState {
         {
             let mut run = self.begin(&ctl, inputs.iter().map(|i| i.name.clone()));
             for input in inputs {
-                let id = run.next_id;
-                run.next_id += 1;
-                run.pending.insert(id);
-                run.files += 1;
+                let id = run.add_file();
                 rows.push(FileRow::new(id, input.name.clone(), input.size, Status::Queued));
                 run.sources.insert(id, (input.name.clone(), input.source.clone()));
                 jobs.push(Job {
@@ -236,8 +243,8 @@ impl AppState {
 
     /// Starts a run whose files another machine analyzes (AWS Lambda):
     /// `files` (name, compressed size) in `batches` of names, up to `at_once`
-    /// batches in flight; each answer is merged as a worker's would be. A
-    /// batch that fails, or a file its answer leaves out, is that file's error.
+    /// batches in flight; each answer is merged as a worker's would be, an
+    /// outcome per file (`fleet::packed::outcomes_of`).
     pub fn analyze_remote(&self, files: Vec<(String, u64)>, batches: Vec<Vec<String>>, at_once: usize, invoke: Invoke) {
         let Some(ctl) = self.controller() else { return };
         let mut ids = HashMap::new();
@@ -245,10 +252,7 @@ impl AppState {
         {
             let mut run = self.begin(&ctl, files.iter().map(|(name, _)| name.clone()));
             for (name, size) in files {
-                let id = run.next_id;
-                run.next_id += 1;
-                run.pending.insert(id);
-                run.files += 1;
+                let id = run.add_file();
                 rows.push(FileRow::new(id, name.clone(), Some(size), Status::Queued));
                 ids.insert(name, id);
             }
@@ -270,30 +274,17 @@ impl AppState {
                         state.update_row(id, |row| row.status = Status::Reading);
                     }
                     let started = now_ms();
-                    let outcomes = match invoke(batch.clone()).await {
-                        Ok(outcomes) => outcomes,
-                        Err(why) => batch
-                            .iter()
-                            .map(|name| FileOutcome::failed(name, None, why.clone()))
-                            .collect(),
-                    };
+                    let outcomes = outcomes_of(&batch, invoke(batch.clone()).await);
                     let analysis_ms = (now_ms() - started) / batch.len().max(1) as f64;
-                    let answered: HashSet<String> = outcomes.iter().map(|o| o.partial.file.clone()).collect();
-                    let left_out = batch
-                        .iter()
-                        .filter(|name| !answered.contains(*name))
-                        .map(|name| FileOutcome::failed(name, None, "the function's answer left this file out".into()));
-                    for outcome in outcomes.into_iter().chain(left_out.collect::<Vec<_>>()) {
-                        if let Some(&id) = ids.get(&outcome.partial.file) {
-                            state.on_event(
-                                &run,
-                                PoolEvent::Done {
-                                    id,
-                                    outcome,
-                                    analysis_ms,
-                                },
-                            );
-                        }
+                    for (&id, outcome) in batch_ids.iter().zip(outcomes) {
+                        state.on_event(
+                            &run,
+                            PoolEvent::Done {
+                                id,
+                                outcome,
+                                analysis_ms,
+                            },
+                        );
                     }
                 }
             });
@@ -303,14 +294,7 @@ impl AppState {
     /// Downloads a same-origin file (the bundled demo trace) and analyzes it.
     pub fn analyze_url(&self, url: &str, name: &str) {
         let Some(ctl) = self.controller() else { return };
-        let id = {
-            let mut run = self.begin(&ctl, [name.to_owned()]);
-            let id = run.next_id;
-            run.next_id += 1;
-            run.pending.insert(id);
-            run.files += 1;
-            id
-        };
+        let id = { self.begin(&ctl, [name.to_owned()]).add_file() };
         self.rows
             .set(vec![FileRow::new(id, name.to_string(), None, Status::Fetching)]);
         let state = *self;
