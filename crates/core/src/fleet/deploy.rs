@@ -12,6 +12,7 @@ use super::invoke::{LambdaTarget, function_path, signed_request};
 use super::packed::base64_encode;
 use crate::s3::encode::uri_encode;
 use crate::s3::{BucketName, Credentials, ErrorKind, HttpRequest, Method, Region, S3Error, ServiceError, SigningTime};
+use crate::site::policy::{Statement, get_objects, list_bucket, wildcard_in};
 use crate::site::{Origin, Prefix};
 
 /// The function's runtime: a custom runtime (`bootstrap`) on Amazon Linux 2023.
@@ -391,12 +392,10 @@ pub fn policies(
     prefix: Option<&Prefix>,
 ) -> Result<Policies, String> {
     let prefix = prefix.map_or("", Prefix::as_str);
-    for text in [name, bucket.as_str(), prefix] {
-        if text.contains(['*', '?', '$']) {
-            return Err(format!(
-                "{text:?}: a policy would read '*', '?' or '$' as a wildcard or variable"
-            ));
-        }
+    if let Some(text) = wildcard_in([name, bucket.as_str(), prefix]) {
+        return Err(format!(
+            "{text:?}: a policy would read '*', '?' or '$' as a wildcard or variable"
+        ));
     }
     let arn = partition(region);
     let region = region.map_or("*", Region::as_str);
@@ -404,18 +403,14 @@ pub fn policies(
     let bucket_arn = format!("arn:{arn}:s3:::{}", bucket.as_str());
     let log_group = format!("arn:{arn}:logs:{region}:*:log-group:/aws/lambda/{name}");
     let policy = |statements: Value| json!({ "Version": "2012-10-17", "Statement": statements });
-    let mut list = json!({ "Sid": "ListTraces", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn });
-    if !prefix.is_empty() {
-        list["Condition"] = json!({ "StringLike": { "s3:prefix": [prefix, format!("{prefix}*")] } });
-    }
+    let with_sid = |sid: &str, statement: Statement| {
+        let mut statement = serde_json::to_value(statement).expect("a statement serialises");
+        statement["Sid"] = json!(sid);
+        statement
+    };
     Ok(Policies {
         function_role: policy(json!([
-            {
-                "Sid": "ReadTraces",
-                "Effect": "Allow",
-                "Action": "s3:GetObject",
-                "Resource": format!("{bucket_arn}/{prefix}*"),
-            },
+            with_sid("ReadTraces", get_objects(&bucket_arn, prefix)),
             {
                 "Sid": "CreateLogGroup",
                 "Effect": "Allow",
@@ -441,7 +436,7 @@ pub fn policies(
                 "Action": "lambda:InvokeFunction",
                 "Resource": [function_arn.clone(), format!("{function_arn}:*")],
             },
-            list,
+            with_sid("ListTraces", list_bucket(&bucket_arn, prefix)),
         ])),
         page_caller: policy(json!([
             {

@@ -14,9 +14,10 @@ struct Policy {
     statement: [Statement; 2],
 }
 
+/// One statement of a policy (shared with `fleet::deploy`'s policies).
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]
-struct Statement {
+pub(crate) struct Statement {
     effect: &'static str,
     action: &'static str,
     resource: String,
@@ -41,34 +42,45 @@ struct PrefixCondition {
 /// policy would read as wildcards or variables.
 pub fn reader_policy_json(bucket: &BucketName, prefix: Option<&Prefix>) -> Result<String, SiteError> {
     let prefix = prefix.map_or("", Prefix::as_str);
-    for name in [bucket.as_str(), prefix] {
-        if name.contains(['*', '?', '$']) {
-            return Err(SiteError::PolicyWildcard(name.to_owned()));
-        }
+    if let Some(name) = wildcard_in([bucket.as_str(), prefix]) {
+        return Err(SiteError::PolicyWildcard(name.to_owned()));
     }
     let bucket_arn = format!("arn:aws:s3:::{}", bucket.as_str());
     let policy = Policy {
         version: "2012-10-17",
-        statement: [
-            Statement {
-                effect: "Allow",
-                action: "s3:ListBucket",
-                resource: bucket_arn.clone(),
-                condition: (!prefix.is_empty()).then(|| Condition {
-                    string_like: PrefixCondition {
-                        prefix: [prefix.to_owned(), format!("{prefix}*")],
-                    },
-                }),
-            },
-            Statement {
-                effect: "Allow",
-                action: "s3:GetObject",
-                resource: format!("{bucket_arn}/{prefix}*"),
-                condition: None,
-            },
-        ],
+        statement: [list_bucket(&bucket_arn, prefix), get_objects(&bucket_arn, prefix)],
     };
     Ok(serde_json::to_string_pretty(&policy).expect("a policy always serialises"))
+}
+
+/// The first of `names` a policy would read as a wildcard or variable
+/// (`*`, `?`, `$`), if any.
+pub(crate) fn wildcard_in<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    names.into_iter().find(|name| name.contains(['*', '?', '$']))
+}
+
+/// `s3:ListBucket` on the bucket `bucket_arn`, under `prefix` when there is one.
+pub(crate) fn list_bucket(bucket_arn: &str, prefix: &str) -> Statement {
+    Statement {
+        effect: "Allow",
+        action: "s3:ListBucket",
+        resource: bucket_arn.to_owned(),
+        condition: (!prefix.is_empty()).then(|| Condition {
+            string_like: PrefixCondition {
+                prefix: [prefix.to_owned(), format!("{prefix}*")],
+            },
+        }),
+    }
+}
+
+/// `s3:GetObject` on the objects of `bucket_arn` under `prefix`.
+pub(crate) fn get_objects(bucket_arn: &str, prefix: &str) -> Statement {
+    Statement {
+        effect: "Allow",
+        action: "s3:GetObject",
+        resource: format!("{bucket_arn}/{prefix}*"),
+        condition: None,
+    }
 }
 
 #[cfg(test)]
