@@ -6,8 +6,9 @@
 
 use crate::hashing::FastMap;
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 const SUB_BUCKET_BITS: u32 = 11;
 
@@ -22,9 +23,98 @@ pub struct LogBin {
 /// A mergeable histogram of positive integer values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
-    /// Bucket lowest-equivalent value → count.
-    buckets: BTreeMap<u64, u64>,
+    buckets: Buckets,
     count: u64,
+}
+
+/// Bucket lowest-equivalent value → count, as pairs sorted by bucket, each
+/// bucket once. A page merges hundreds of files' histograms: a sorted vector
+/// reads, merges and walks in one pass where a tree allocates per bucket.
+/// On the wire it is a map, as the tree it replaced was.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Buckets(Vec<(u64, u64)>);
+
+impl Buckets {
+    fn add(&mut self, bucket: u64, count: u64) {
+        match self.0.binary_search_by_key(&bucket, |&(b, _)| b) {
+            Ok(i) => self.0[i].1 = self.0[i].1.saturating_add(count),
+            Err(i) => self.0.insert(i, (bucket, count)),
+        }
+    }
+
+    /// Sorted by bucket and each bucket once, whatever order `pairs` came in.
+    fn from_pairs(mut pairs: Vec<(u64, u64)>) -> Self {
+        if !pairs.is_sorted_by(|a, b| a.0 < b.0) {
+            pairs.sort_unstable_by_key(|&(b, _)| b);
+            pairs.dedup_by(|next, kept| {
+                let same = next.0 == kept.0;
+                if same {
+                    kept.1 = kept.1.saturating_add(next.1);
+                }
+                same
+            });
+        }
+        Buckets(pairs)
+    }
+
+    /// Both sets of counts, in one pass over the two sorted lists.
+    fn merged(&self, other: &Buckets) -> Buckets {
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => {
+                    out.push(a[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(b[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    out.push((a[i].0, a[i].1.saturating_add(b[j].1)));
+                    (i, j) = (i + 1, j + 1);
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        Buckets(out)
+    }
+}
+
+impl Serialize for Buckets {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (bucket, count) in &self.0 {
+            map.serialize_entry(bucket, count)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Buckets {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PairsVisitor;
+        impl<'de> Visitor<'de> for PairsVisitor {
+            type Value = Buckets;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of bucket to count")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Buckets, A::Error> {
+                // The length comes from the input: reserve no more than a
+                // real histogram holds (64 powers of two, 2,048 sub-buckets
+                // at most each, far fewer in practice).
+                let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4_096));
+                while let Some(pair) = map.next_entry()? {
+                    pairs.push(pair);
+                }
+                Ok(Buckets::from_pairs(pairs))
+            }
+        }
+        deserializer.deserialize_map(PairsVisitor)
+    }
 }
 
 fn bucket_shift(value: u64) -> u32 {
@@ -50,21 +140,17 @@ impl Histogram {
     }
 
     pub fn record(&mut self, value: u64) {
-        *self.buckets.entry(lowest_equivalent(value.max(1))).or_default() += 1;
+        self.buckets.add(lowest_equivalent(value.max(1)), 1);
         self.count += 1;
     }
 
     pub fn merge(&mut self, other: &Histogram) {
-        if self.buckets.is_empty() {
-            // A copy of the tree is built in one go; inserting is per bucket.
+        if self.buckets.0.is_empty() {
             self.buckets.clone_from(&other.buckets);
-            self.count += other.count;
-            return;
+        } else if !other.buckets.0.is_empty() {
+            self.buckets = self.buckets.merged(&other.buckets);
         }
-        for (&k, &c) in &other.buckets {
-            *self.buckets.entry(k).or_default() += c;
-        }
-        self.count += other.count;
+        self.count = self.count.saturating_add(other.count);
     }
 
     pub fn count(&self) -> u64 {
@@ -72,19 +158,21 @@ impl Histogram {
     }
 
     pub fn max(&self) -> u64 {
-        self.buckets.keys().next_back().map_or(0, |&v| highest_equivalent(v))
+        self.buckets.0.last().map_or(0, |&(v, _)| highest_equivalent(v))
     }
 
     pub fn min(&self) -> u64 {
-        self.buckets.keys().next().copied().unwrap_or(0)
+        self.buckets.0.first().map_or(0, |&(v, _)| v)
     }
 
     /// How many recorded values exceed `value` (at bucket resolution).
     pub fn count_above(&self, value: u64) -> u64 {
-        self.buckets
-            .range(lowest_equivalent(value.max(1))..)
-            .filter(|&(&low, _)| low > value)
-            .map(|(_, &c)| c)
+        let from = lowest_equivalent(value.max(1));
+        let first = self.buckets.0.partition_point(|&(low, _)| low < from);
+        self.buckets.0[first..]
+            .iter()
+            .filter(|&&(low, _)| low > value)
+            .map(|&(_, c)| c)
             .sum()
     }
 
@@ -94,7 +182,7 @@ impl Histogram {
     pub fn log_bins(&self, per_decade: u32) -> Vec<LogBin> {
         let k = f64::from(per_decade.max(1));
         let bin = |v: u64| ((v.max(1) as f64).log10() * k).floor() as i64;
-        let (Some(&lo), Some(&hi)) = (self.buckets.keys().next(), self.buckets.keys().next_back()) else {
+        let (Some(&(lo, _)), Some(&(hi, _))) = (self.buckets.0.first(), self.buckets.0.last()) else {
             return Vec::new();
         };
         // A bin's lower edge; at a power of ten exactly (no float rounding).
@@ -114,7 +202,7 @@ impl Histogram {
                 count: 0,
             })
             .collect();
-        for (&low, &c) in &self.buckets {
+        for &(low, c) in &self.buckets.0 {
             out[(bin(low) - first) as usize].count += c;
         }
         out
@@ -128,7 +216,7 @@ impl Histogram {
         }
         let target = ((p.min(100.0) / 100.0) * self.count as f64 + 0.5).trunc().max(1.0) as u64;
         let mut seen = 0;
-        for (&low, &c) in &self.buckets {
+        for &(low, c) in &self.buckets.0 {
             seen += c;
             if seen >= target {
                 return highest_equivalent(low);
@@ -139,8 +227,8 @@ impl Histogram {
 }
 
 /// Values counted by bucket in a hash map, for the many values of one
-/// analysis pass (a tree walk per value costs several times more); the tree
-/// is built once, by `into_histogram`.
+/// analysis pass (a search per value costs several times more); the sorted
+/// buckets are built once, by `into_histogram`.
 #[derive(Debug, Default)]
 pub struct Tally {
     buckets: FastMap<u64, u64>,
@@ -168,7 +256,7 @@ impl Tally {
 
     pub fn into_histogram(self) -> Histogram {
         Histogram {
-            buckets: self.buckets.into_iter().collect(),
+            buckets: Buckets::from_pairs(self.buckets.into_iter().collect()),
             count: self.count,
         }
     }
@@ -245,5 +333,24 @@ mod tests {
         assert_eq!(merged, all);
         merged.merge(&Histogram::default());
         assert_eq!(merged, all);
+    }
+
+    #[test]
+    fn on_the_wire_the_buckets_are_a_map_in_any_order() {
+        let mut h = Histogram::default();
+        [5u64, 5, 3_000, 1].iter().for_each(|&v| h.record(v));
+        // The same bytes as the map the buckets once were.
+        let tree: std::collections::BTreeMap<u64, u64> = [(1, 1), (5, 2), (3_000, 1)].into();
+        let as_tree = postcard::to_allocvec(&(&tree, 4u64)).unwrap();
+        assert_eq!(postcard::to_allocvec(&h).unwrap(), as_tree);
+        assert_eq!(postcard::from_bytes::<Histogram>(&as_tree).unwrap(), h);
+        // Out of order and repeated (a hostile or foreign writer): sorted, summed.
+        let json = r#"{"buckets":{"3000":1,"5":1,"1":1,"5":1},"count":4}"#;
+        assert_eq!(serde_json::from_str::<Histogram>(json).unwrap(), h);
+        let saturated = r#"{"buckets":{"5":18446744073709551615,"5":1},"count":1}"#;
+        assert_eq!(
+            serde_json::from_str::<Histogram>(saturated).unwrap().count_above(4),
+            u64::MAX
+        );
     }
 }
