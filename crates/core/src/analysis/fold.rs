@@ -6,6 +6,7 @@ use super::flag_counts::FlagCounts;
 use super::memory::MemoryAcc;
 use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::setup::SetupPartial;
+use super::spawn_locs::SpawnLocs;
 use super::stacks::{FrameTable, GroupIndex};
 use crate::hdr::{Histogram, merge_by_name};
 use crate::report::{KernelWait, Moment};
@@ -36,7 +37,7 @@ pub(super) struct Acc {
     pub(super) delay_worst: Vec<DelayRec>,
     pub(super) delay_hist: Option<Histogram>,
     pub(super) active_tasks: Vec<(u64, u64)>,
-    pub(super) task_spawn_locs: IndexMap<u64, Option<String>>,
+    pub(super) task_spawn_locs: SpawnLocs,
     pub(super) task_spawn_times: IndexMap<u64, u64>,
     pub(super) task_terminate_times: IndexMap<u64, u64>,
     /// The frames of every stack of the fold.

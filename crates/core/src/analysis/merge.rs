@@ -4,17 +4,17 @@ use super::fold::Acc;
 use super::memory::REFERENCE_SAMPLE_RATE;
 use super::partial::{LongPollRec, Partial};
 use super::red_flags;
+use super::spawn_locs::Loc;
 use super::stacks::{FrameId, FrameTable, Group};
 use super::{Options, setup};
 use crate::frames::{FrameKind, format_frame, frame_kind};
-use crate::hashing::FastMap;
+use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::Histogram;
 use crate::profile::calls;
 use crate::profile::flame;
 use crate::profile::labels::{Label, LabelId, Labeler, Path};
 use crate::profile::origin::Origin;
 use crate::report::*;
-use indexmap::IndexMap;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Stacks kept in the report per list (the page and the text show ten; the
@@ -151,7 +151,7 @@ fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
     };
     let min_ts = acc.min_ts.unwrap_or(0);
     let rel = |t: u64| (t as i64).saturating_sub(min_ts as i64);
-    let spawn_loc = |task: u64| acc.task_spawn_locs.get(&task).cloned().flatten();
+    let spawn_loc = |task: u64| acc.task_spawn_locs.get(&task).cloned().flatten().map(|l| l.to_string());
     let rate = if opts.reference_compatible {
         REFERENCE_SAMPLE_RATE
     } else {
@@ -379,16 +379,17 @@ fn long_polls<'a>(polls: &'a [LongPollRec], frames: &FrameTable, rel: impl Fn(u6
 }
 
 fn lifecycle(acc: &Acc) -> Lifecycle {
-    let count_by = |locs: &mut dyn Iterator<Item = &Option<String>>| {
-        let mut counts: IndexMap<String, u64> = IndexMap::new();
+    let count_by = |locs: &mut dyn Iterator<Item = &Option<Loc>>| {
+        let mut counts: FastIndexMap<&str, u64> = FastIndexMap::default();
         for loc in locs {
-            *counts
-                .entry(loc.clone().unwrap_or_else(|| "(unknown)".into()))
-                .or_default() += 1;
+            *counts.entry(loc.as_deref().unwrap_or("(unknown)")).or_default() += 1;
         }
         let mut v: Vec<LocationCount> = counts
             .into_iter()
-            .map(|(loc, count)| LocationCount { loc, count })
+            .map(|(loc, count)| LocationCount {
+                loc: loc.to_string(),
+                count,
+            })
             .collect();
         v.sort_by_key(|a| std::cmp::Reverse(a.count));
         v

@@ -12,6 +12,7 @@ mod partial;
 mod red_flags;
 mod series;
 mod setup;
+mod spawn_locs;
 mod stacks;
 pub(crate) mod workers;
 

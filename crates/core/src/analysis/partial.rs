@@ -3,6 +3,7 @@
 use super::flag_counts::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::memory::MemoryPartial;
 use super::setup::SetupPartial;
+use super::spawn_locs::{Loc, SpawnLocs};
 use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
@@ -92,7 +93,8 @@ pub struct Partial {
     pub delay_worst: Vec<DelayRec>,
     pub delay_hist: Option<Histogram>,
     pub active_tasks: Vec<(u64, u64)>,
-    pub task_spawn_locs: FastIndexMap<u64, Option<String>>,
+    #[serde(with = "super::spawn_locs")]
+    pub task_spawn_locs: SpawnLocs,
     pub task_spawn_times: FastIndexMap<u64, u64>,
     pub task_terminate_times: FastIndexMap<u64, u64>,
     /// The frames of every stack below.
@@ -207,7 +209,16 @@ impl Partial {
             delay_high: delays.high,
             delay_worst: delays.worst,
             delay_hist: delays.hist,
-            task_spawn_locs: trace.task_spawn_locs.iter().map(|(&k, &v)| (k, loc(v))).collect(),
+            task_spawn_locs: {
+                // One shared string per location, however many tasks it spawned.
+                let mut shared: FastMap<StrId, Loc> = FastMap::default();
+                let mut share = |id: StrId| shared.entry(id).or_insert_with(|| trace.strings.get(id).into()).clone();
+                trace
+                    .task_spawn_locs
+                    .iter()
+                    .map(|(&k, &v)| (k, v.map(&mut share)))
+                    .collect()
+            },
             active_tasks,
             task_spawn_times: std::mem::take(&mut trace.task_spawn_times),
             task_terminate_times: std::mem::take(&mut trace.task_terminate_times),

@@ -8,7 +8,7 @@ use super::FileOutcome;
 use crate::timeline;
 
 const MAGIC: &[u8; 4] = b"D9FO";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WireError(pub String);
@@ -125,7 +125,7 @@ mod tests {
         assert!(decode(&bytes[..5]).is_err());
         let mut other = bytes.clone();
         other[4] = 9;
-        assert_eq!(decode(&other).unwrap_err().0, "version 9, this page reads 1");
+        assert_eq!(decode(&other).unwrap_err().0, "version 9, this page reads 2");
         // Cut anywhere: an error, never a panic.
         for cut in (0..bytes.len()).step_by(997) {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
