@@ -76,8 +76,9 @@ async fn put_with(cache: &web_sys::Cache, url: &str, bytes: &js_sys::ArrayBuffer
     headers.set(USED_HEADER, &(js_sys::Date::now() as u64).to_string())?;
     let init = web_sys::ResponseInit::new();
     init.set_headers(&headers);
-    let copy = js_sys::Uint8Array::new(bytes).slice(0, bytes.byte_length());
-    let response = web_sys::Response::new_with_opt_buffer_source_and_init(Some(&copy), &init)?;
+    // The response copies the bytes it is given.
+    let view = js_sys::Uint8Array::new(bytes);
+    let response = web_sys::Response::new_with_opt_buffer_source_and_init(Some(&view), &init)?;
     JsFuture::from(cache.put_with_str(url, &response)).await?;
     Ok(())
 }

@@ -113,7 +113,15 @@ pub struct AppState {
     pub notice: RwSignal<Option<String>>,
     pub workers: RwSignal<usize>,
     controller: StoredValue<Option<Controller>, LocalStorage>,
+    /// A redraw of `rows` is due (`show_rows_soon`).
+    rows_due: StoredValue<bool>,
 }
+
+/// The least time between two redraws of the progress rows, ms. A run of
+/// hundreds of files sends thousands of progress events: redrawing the
+/// table for each one kept the page's thread busy, and on a machine with
+/// as many workers as cores that time came out of the analysis.
+const ROWS_EVERY_MS: u64 = 100;
 
 /// One file to analyze.
 pub struct Input {
@@ -186,6 +194,7 @@ impl AppState {
             notice: RwSignal::new(None),
             workers: RwSignal::new(0),
             controller: StoredValue::new_local(None),
+            rows_due: StoredValue::new(false),
         };
         let run = Rc::new(RefCell::new(Run::default()));
         let listener_run = run.clone();
@@ -482,12 +491,30 @@ impl AppState {
         run
     }
 
+    /// Changes file `id`'s row; the table shows it with the next redraw.
     fn update_row(&self, id: u32, f: impl FnOnce(&mut FileRow)) {
-        self.rows.update(|rows| {
+        self.rows.update_untracked(|rows| {
             if let Some(row) = rows.iter_mut().find(|r| r.id == id) {
                 f(row);
             }
         });
+        self.show_rows_soon();
+    }
+
+    /// Redraws the rows within [`ROWS_EVERY_MS`], once for every change since.
+    fn show_rows_soon(&self) {
+        if self.rows_due.get_value() {
+            return;
+        }
+        self.rows_due.set_value(true);
+        let (rows, due) = (self.rows, self.rows_due);
+        set_timeout(
+            move || {
+                due.set_value(false);
+                rows.notify();
+            },
+            std::time::Duration::from_millis(ROWS_EVERY_MS),
+        );
     }
 
     /// File `id` could not be analyzed at all: it can be retried.
@@ -684,6 +711,8 @@ impl AppState {
         self.scene.set(scene.map(Arc::new));
         self.merged.set(None);
         self.stats.set(Some(stats));
+        // The rows' last changes show with the final report, not a redraw later.
+        self.rows.notify();
         self.running.set(false);
     }
 }
