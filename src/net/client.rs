@@ -11,7 +11,7 @@ use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::SegmentRecord;
 use d9lens_core::fleet::packed::read_answer;
-use d9lens_core::fleet::{Batch, FunctionUrl, function_url_request};
+use d9lens_core::fleet::{Answered, Batch, FunctionUrl, function_url_request};
 use d9lens_core::s3::{Connection, Exchange, HttpRequest, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -59,7 +59,9 @@ impl Client {
 
     /// A batch analyzed by the Lambda function behind `url` (auth type
     /// `AWS_IAM`), signed with this bucket's credentials: its files' outcomes,
-    /// or why not. The function reads the bucket with its own role.
+    /// or why not. The function reads the bucket with its own role. The
+    /// batch names no results prefix (docs/lambda.md), so a batch too large
+    /// to answer fails.
     pub async fn analyze_on_lambda(&self, url: &FunctionUrl, keys: Vec<String>) -> Result<Vec<FileOutcome>, String> {
         let config = self.inner.borrow().config().clone();
         let credentials = config
@@ -71,7 +73,11 @@ impl Client {
         let response = drive(None, || function_url_request(url, &credentials, &payload, self.now()))
             .await
             .map_err(|e| format!("AWS Lambda: {}", e.cause()))?;
-        read_answer(&response.headers, &response.body)
+        match read_answer(&batch, &response.headers, &response.body)? {
+            Answered::Outcomes(outcomes) => Ok(outcomes),
+            // The core refuses a stored answer to a batch with no results prefix.
+            Answered::Stored(stored) => Err(format!("unexpected stored results {}", stored.key())),
+        }
     }
 
     /// One ListObjectsV2 answer, unparsed (the catalog worker reads it).

@@ -9,11 +9,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::s3::args::{Location, number, value};
-use d9lens_core::fleet::LambdaTarget;
 use d9lens_core::fleet::deploy::{
     self, ControlRequest, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECS, DEFAULT_ZIP, Existing, FunctionSpec, Readiness,
     SIGV4_HEADERS, WAIT_MAX_POLLS, WAIT_POLL_SECS,
 };
+use d9lens_core::fleet::{LambdaTarget, stored};
 use d9lens_core::fmt::bytes;
 use d9lens_core::s3::{BucketName, Credentials, Region, S3Error};
 use d9lens_core::site::{Origin, Prefix};
@@ -23,6 +23,7 @@ pub const USAGE: &str = "usage:
   d9lens deploy-lambda --function NAME --role ARN [--zip PATH] [--region R] [--endpoint URL]
                        [--allow-origin ORIGIN]... [--memory MB] [--timeout SECS] [--dry-run]
   d9lens deploy-lambda --function NAME [--region R] --print-policies BUCKET [PREFIX]
+                       [--results-prefix RESULTS]
 
 Creates the Lambda function NAME from the built zip (default
 target/lambda/bootstrap/bootstrap.zip, from `cargo lambda build --release --arm64
@@ -43,7 +44,9 @@ R, else any region): functionRole (s3:GetObject on the prefix, its logs),
 functionRoleTrust (Lambda may assume the role), cliCaller (lambda:InvokeFunction,
 s3:ListBucket: `d9lens s3 analyze --lambda`) and pageCaller
 (lambda:InvokeFunctionUrl for AWS_IAM URLs, and lambda:InvokeFunction, which URLs
-created since October 2025 also need).
+created since October 2025 also need). --results-prefix RESULTS (what `d9lens s3
+analyze --lambda-results RESULTS` names) adds the function role's s3:PutObject and
+the CLI caller's s3:GetObject on the results too large to answer, stored there.
 
 Credentials and region come from the AWS environment variables, as for `d9lens
 s3` (d9lens s3 --help); the identity needs lambda:GetFunction,
@@ -64,6 +67,7 @@ enum Command {
         region: Option<Region>,
         bucket: BucketName,
         prefix: Option<Prefix>,
+        results: Option<Prefix>,
     },
 }
 
@@ -89,6 +93,7 @@ impl Command {
         let mut timeout_secs = DEFAULT_TIMEOUT_SECS;
         let mut dry_run = false;
         let mut policies = None;
+        let mut results = None;
         let mut it = args.iter().peekable();
         while let Some(arg) = it.next() {
             let flag = arg.as_str();
@@ -112,11 +117,17 @@ impl Command {
                     let prefix = it.next_if(|a| !a.starts_with("--")).cloned();
                     policies = Some((bucket, prefix));
                 }
+                "--results-prefix" => {
+                    results = Some(stored::results_prefix(value(&mut it, flag)?).map_err(|e| format!("{flag}: {e}"))?);
+                }
                 _ if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
                 extra => return Err(format!("unexpected argument {extra:?}")),
             }
         }
         let function = function.ok_or("missing --function NAME")?;
+        if results.is_some() && policies.is_none() {
+            return Err("--results-prefix names the results in --print-policies' policies".into());
+        }
         if let Some((bucket, prefix)) = policies {
             if role.is_some() || zip.is_some() || endpoint.is_some() || !origins.is_empty() || dry_run {
                 return Err("--print-policies sends nothing: only --function and --region go with it".into());
@@ -134,6 +145,7 @@ impl Command {
                 region: region.map(|r| Region::new(&r).map_err(|e| e.to_string())).transpose()?,
                 bucket: BucketName::new(&bucket).map_err(|e| e.to_string())?,
                 prefix: (!prefix.is_root()).then_some(prefix),
+                results,
             });
         }
         let spec = FunctionSpec {
@@ -165,8 +177,9 @@ pub fn run(argv: &[String]) -> Result<ExitCode, String> {
             region,
             bucket,
             prefix,
+            results,
         } => {
-            let policies = deploy::policies(&function, region.as_ref(), &bucket, prefix.as_ref())?;
+            let policies = deploy::policies(&function, region.as_ref(), &bucket, prefix.as_ref(), results.as_ref())?;
             println!("{}", deploy::policies_json(&policies));
             Ok(ExitCode::SUCCESS)
         }
@@ -402,6 +415,17 @@ mod tests {
             panic!()
         };
         assert!(prefix.is_none());
+        let Ok(Command::PrintPolicies { results, .. }) = parse(&[
+            "--function",
+            "f",
+            "--print-policies",
+            "b",
+            "--results-prefix",
+            "d9lens-results",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(results.unwrap().as_str(), "d9lens-results/");
     }
 
     #[test]
@@ -414,5 +438,7 @@ mod tests {
         assert!(parse(&["--function", "d9lens", "--role", ROLE, "--allow-origin", "*.example"]).is_err());
         assert!(parse(&["--function", "d9lens", "--role", ROLE, "--print-policies", "b"]).is_err());
         assert!(parse(&["--function", "d9lens", "--role", ROLE, "extra"]).is_err());
+        assert!(parse(&["--function", "d9lens", "--role", ROLE, "--results-prefix", "r"]).is_err());
+        assert!(parse(&["--function", "f", "--print-policies", "b", "--results-prefix", "../r"]).is_err());
     }
 }

@@ -26,8 +26,10 @@ fn root() -> PathBuf {
 struct Servers {
     cors: String,
     plain: String,
+    /// Where s3s-fs keeps the bucket's objects, as files.
+    data_dir: PathBuf,
     /// servers.mjs: it stops s3s-fs and itself when its stdin closes, i.e. when this
-    /// test process exits.
+    /// test process exits (or, for a test's own servers, when they are dropped).
     _child: Mutex<Child>,
 }
 
@@ -41,49 +43,53 @@ fn s3_server() -> Option<PathBuf> {
     Some(target.join("debug/d9lens-s3-server")).filter(|p| p.is_file())
 }
 
+/// The servers every test shares.
 fn servers() -> Option<&'static Servers> {
     static SERVERS: OnceLock<Option<Servers>> = OnceLock::new();
-    SERVERS
-        .get_or_init(|| {
-            let Some(bin) = s3_server() else {
-                let msg = "the S3 test server is not built: scripts/setup.sh builds it \
-                           (cargo build -p d9lens-s3-server)";
-                assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-                // Straight to stderr: libtest captures eprintln! of passing tests.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "SKIPPED: the S3 tests need the S3 test server. {msg}"
-                );
-                return None;
-            };
-            let state = std::env::temp_dir().join(format!("d9lens-s3-test-{}.json", std::process::id()));
-            let mut child = Command::new("node")
-                .arg(root().join("tests/s3/servers.mjs"))
-                .args(["run", "--watch-stdin"])
-                .env("S3_PORT", "0")
-                .env("S3_CORS_PORT", "0")
-                .env("S3S_FS", bin)
-                .env("D9LENS_S3_STATE", state)
-                .env_remove("S3_CORS_ORIGINS")
-                .env_remove("S3_REGION")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::inherit())
-                .spawn()
-                .expect("node runs tests/s3/servers.mjs");
-            let mut line = String::new();
-            BufReader::new(child.stdout.take().expect("piped"))
-                .read_line(&mut line)
-                .expect("read endpoints");
-            let endpoints: Value =
-                serde_json::from_str(&line).unwrap_or_else(|e| panic!("servers.mjs printed {line:?}: {e}"));
-            Some(Servers {
-                cors: endpoints["corsEndpoint"].as_str().expect("corsEndpoint").to_owned(),
-                plain: endpoints["plainEndpoint"].as_str().expect("plainEndpoint").to_owned(),
-                _child: Mutex::new(child),
-            })
-        })
-        .as_ref()
+    SERVERS.get_or_init(|| start_servers("shared")).as_ref()
+}
+
+/// Servers on a fresh copy of the bucket: the shared ones, or a test's own
+/// when it writes to the bucket (the shared listings are checked object by
+/// object); `name` tells their state files apart.
+fn start_servers(name: &str) -> Option<Servers> {
+    let Some(bin) = s3_server() else {
+        let msg = "the S3 test server is not built: scripts/setup.sh builds it \
+                   (cargo build -p d9lens-s3-server)";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        // Straight to stderr: libtest captures eprintln! of passing tests.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the S3 tests need the S3 test server. {msg}"
+        );
+        return None;
+    };
+    let state = std::env::temp_dir().join(format!("d9lens-s3-test-{}-{name}.json", std::process::id()));
+    let mut child = Command::new("node")
+        .arg(root().join("tests/s3/servers.mjs"))
+        .args(["run", "--watch-stdin"])
+        .env("S3_PORT", "0")
+        .env("S3_CORS_PORT", "0")
+        .env("S3S_FS", bin)
+        .env("D9LENS_S3_STATE", state)
+        .env_remove("S3_CORS_ORIGINS")
+        .env_remove("S3_REGION")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs tests/s3/servers.mjs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("piped"))
+        .read_line(&mut line)
+        .expect("read endpoints");
+    let endpoints: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("servers.mjs printed {line:?}: {e}"));
+    Some(Servers {
+        cors: endpoints["corsEndpoint"].as_str().expect("corsEndpoint").to_owned(),
+        plain: endpoints["plainEndpoint"].as_str().expect("plainEndpoint").to_owned(),
+        data_dir: endpoints["dataDir"].as_str().expect("dataDir").into(),
+        _child: Mutex::new(child),
+    })
 }
 
 macro_rules! servers {
@@ -796,7 +802,8 @@ fn docs_show_the_cores_cors_rule() {
 /// cargo-lambda's emulator of the Lambda APIs (`cargo lambda watch
 /// --only-lambda-apis`: `pip install cargo-lambda`, scripts/setup.sh) with
 /// the `d9lens-lambda` function (`cargo build -p d9lens-lambda`) attached
-/// as its default function, `_`; both stopped when dropped.
+/// as its default function, `_`, with `env` added to its environment; both
+/// stopped when dropped.
 struct LambdaEmulator {
     endpoint: String,
     children: Vec<Child>,
@@ -811,7 +818,7 @@ impl Drop for LambdaEmulator {
     }
 }
 
-fn lambda_emulator() -> LambdaEmulator {
+fn lambda_emulator(env: &[(&str, &str)]) -> LambdaEmulator {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
@@ -860,6 +867,7 @@ fn lambda_emulator() -> LambdaEmulator {
             .env("AWS_ACCESS_KEY_ID", ACCESS_KEY_ID)
             .env("AWS_SECRET_ACCESS_KEY", SECRET)
             .env_remove("AWS_SESSION_TOKEN")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -868,13 +876,21 @@ fn lambda_emulator() -> LambdaEmulator {
     emulator
 }
 
+/// How many invocations `d9lens s3 analyze --lambda` said it makes.
+fn invocations(stderr: &str) -> usize {
+    stderr
+        .split("d9lens: ")
+        .find_map(|l| l.split(" invocation(s) of Lambda function").next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no invocation count in {stderr}"))
+}
+
 /// The whole bucket analyzed by the Lambda function in batches, several at
 /// once, is the report a local run gives: same files, same errors (a broken
 /// segment among them), same numbers.
 #[test]
 fn analysis_on_lambda_equals_the_local_analysis() {
     let s = servers!();
-    let emulator = lambda_emulator();
+    let emulator = lambda_emulator(&[]);
     let bucket = format!("s3://{BUCKET}/version=1/");
     // Past the CORS front, whose request log and faults belong to other tests.
     let local = d9lens(&["s3", "analyze", &bucket, "--endpoint", &s.plain, "--json"]);
@@ -896,12 +912,63 @@ fn analysis_on_lambda_equals_the_local_analysis() {
     ]);
     let err = text(&on_lambda.stderr);
     assert_eq!(on_lambda.status.code(), local.status.code(), "{err}");
-    let invocations: usize = err
-        .split("d9lens: ")
-        .find_map(|l| l.split(" invocation(s) of Lambda function").next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no invocation count in {err}"));
+    let invocations = invocations(&err);
     assert!(invocations > 3, "batches of 1 MB: several invocations, {invocations}");
     let (local, on_lambda) = (json(&local), json(&on_lambda));
     assert!(on_lambda["errors"].as_array().is_some_and(|e| !e.is_empty()));
     assert!(local == on_lambda, "the report on Lambda differs from the local one");
+}
+
+/// Results too large to answer (every answer, with the function's test hook
+/// `D9LENS_INLINE_ANSWER_LIMIT=0`) are stored under `--lambda-results` and
+/// read from there: the report is still the local one, and each batch's
+/// results stay under the prefix, one object each, for a lifecycle rule to
+/// expire.
+#[test]
+fn results_stored_by_lambda_equal_the_local_analysis() {
+    let Some(s) = start_servers("stored-results") else {
+        return;
+    };
+    let emulator = lambda_emulator(&[("D9LENS_INLINE_ANSWER_LIMIT", "0")]);
+    let bucket = format!("s3://{BUCKET}/version=1/");
+    let local = d9lens(&["s3", "analyze", &bucket, "--endpoint", &s.plain, "--json"]);
+    let stored = d9lens(&[
+        "s3",
+        "analyze",
+        &bucket,
+        "--endpoint",
+        &s.plain,
+        "--json",
+        "--lambda",
+        "_",
+        "--lambda-endpoint",
+        &emulator.endpoint,
+        "--lambda-results",
+        "d9lens-results",
+        "--batch-mb",
+        "1",
+        "--jobs",
+        "3",
+    ]);
+    let err = text(&stored.stderr);
+    assert_eq!(stored.status.code(), local.status.code(), "{err}");
+    let invocations = invocations(&err);
+    assert!(invocations > 3, "batches of 1 MB: several invocations, {invocations}");
+    assert!(
+        json(&local) == json(&stored),
+        "the report from stored results differs from the local one"
+    );
+    let names: Vec<String> = std::fs::read_dir(s.data_dir.join(BUCKET).join("d9lens-results"))
+        .expect("the results prefix holds the stored results")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert_eq!(names.len(), invocations, "one object per batch: {names:?}");
+    for name in &names {
+        let hash = name.strip_suffix(".d9lens-batch").unwrap_or_else(|| panic!("{name}"));
+        assert!(
+            hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{name}"
+        );
+    }
 }

@@ -1,29 +1,41 @@
 //! `d9lens-lambda`: one invocation analyzes a [`Batch`] of S3 objects with the
 //! function's own credentials (its role, through the environment Lambda
-//! sets) and answers their outcomes packed ([`PackedOutcomes`]); the caller
+//! sets) and answers their outcomes packed ([`Answer`]); the caller
 //! merges them with everyone else's, so the report is the one the tab or
-//! the CLI would give. A download that fails is that file's error, and the
-//! rest of the batch goes on. Downloads and analysis block, so they run on
-//! tokio's blocking pool, never on the runtime's thread.
+//! the CLI would give. Outcomes too large to answer are written under the
+//! batch's results prefix first, and the answer says where
+//! (`fleet::stored`). A download that fails is that file's error, and the
+//! rest of the batch goes on. Downloads, analysis and the upload block, so
+//! they run on tokio's blocking pool, never on the runtime's thread.
 
 use d9lens_core::analysis::{FileOutcome, Options};
-use d9lens_core::fleet::packed::pack;
-use d9lens_core::fleet::{Batch, PackedOutcomes};
+use d9lens_core::fleet::packed::{MAX_ANSWER_BYTES, reply};
+use d9lens_core::fleet::{Answer, Batch, Reply};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
+
+/// A test hook: answers larger than this many bytes are stored even though
+/// Lambda would return them (it never raises Lambda's limit).
+const INLINE_LIMIT_VAR: &str = "D9LENS_INLINE_ANSWER_LIMIT";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    lambda_runtime::run(service_fn(handle)).await
+    let inline_limit = match std::env::var(INLINE_LIMIT_VAR) {
+        Ok(text) => text
+            .parse()
+            .map_err(|_| format!("{INLINE_LIMIT_VAR}: a number of bytes, not {text:?}"))?,
+        Err(_) => MAX_ANSWER_BYTES,
+    };
+    lambda_runtime::run(service_fn(move |event| handle(event, inline_limit))).await
 }
 
 /// Invoked directly (the CLI) or through its function URL (the page).
-async fn handle(event: LambdaEvent<serde_json::Value>) -> Result<serde_json::Value, Error> {
+async fn handle(event: LambdaEvent<serde_json::Value>, inline_limit: usize) -> Result<serde_json::Value, Error> {
     let (batch, via) = Batch::from_event(event.payload)?;
-    let answer = tokio::task::spawn_blocking(move || analyze(&batch)).await??;
+    let answer = tokio::task::spawn_blocking(move || analyze(&batch, inline_limit)).await??;
     Ok(via.respond(&answer))
 }
 
-fn analyze(batch: &Batch) -> Result<PackedOutcomes, String> {
+fn analyze(batch: &Batch, inline_limit: usize) -> Result<Answer, String> {
     let config = d9lens_http::config_for(&batch.bucket, batch.endpoint.as_deref(), Some(&batch.region))?;
     let client = d9lens_http::Client::new(config);
     let opts = Options {
@@ -31,5 +43,13 @@ fn analyze(batch: &Batch) -> Result<PackedOutcomes, String> {
         ..Options::default()
     };
     let outcomes: Vec<FileOutcome> = batch.keys.iter().map(|key| client.analyze_object(key, &opts)).collect();
-    pack(&outcomes).map_err(|e| e.to_string())
+    match reply(batch, &outcomes, inline_limit).map_err(|e| e.to_string())? {
+        Reply::Inline(packed) => Ok(Answer::Inline(packed)),
+        Reply::Store { stored, object } => {
+            client
+                .fetch_with_body(stored.key(), &object, |config, now| stored.put_object(config, now))
+                .map_err(|e| format!("storing the batch's results at {}: {}", stored.key(), e.cause()))?;
+            Ok(Answer::Stored { stored })
+        }
+    }
 }

@@ -3,6 +3,7 @@
 use d9lens_core::analysis::Options;
 use d9lens_core::bucket::listing_plan::DEFAULT_MAX_OBJECTS;
 use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
+use d9lens_core::fleet::stored;
 use d9lens_core::s3::Timestamp;
 
 /// `s3://BUCKET[/PREFIX]`.
@@ -69,7 +70,7 @@ pub struct AnalyzeArgs {
     pub lambda: Option<LambdaArgs>,
 }
 
-/// `--lambda FUNCTION [--lambda-endpoint URL] [--batch-mb N]`.
+/// `--lambda FUNCTION [--lambda-endpoint URL] [--lambda-results PREFIX] [--batch-mb N]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LambdaArgs {
     /// The function's name or ARN.
@@ -78,6 +79,9 @@ pub struct LambdaArgs {
     pub endpoint: Option<String>,
     /// Compressed bytes of segments per invocation.
     pub batch_bytes: u64,
+    /// Where in the bucket the function stores results too large to
+    /// answer (`fleet::stored`), normalized (`d9lens-results/`).
+    pub results_prefix: Option<String>,
 }
 
 /// Parallel downloads unless `--jobs` says otherwise.
@@ -142,6 +146,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         lambda: None,
     };
     let (mut function, mut lambda_endpoint, mut batch_mb) = (None, None, DEFAULT_BATCH_MB);
+    let mut results_prefix = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let flag = arg.as_str();
@@ -180,6 +185,10 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
             }
             "--lambda" if analyze => function = Some(value(&mut it, flag)?.to_owned()),
             "--lambda-endpoint" if analyze => lambda_endpoint = Some(value(&mut it, flag)?.to_owned()),
+            "--lambda-results" if analyze => {
+                let prefix = stored::results_prefix(value(&mut it, flag)?).map_err(|e| format!("{flag}: {e}"))?;
+                results_prefix = Some(prefix.as_str().to_owned());
+            }
             "--batch-mb" if analyze => {
                 batch_mb = number(value(&mut it, flag)?, flag)?;
                 if batch_mb == 0 {
@@ -207,8 +216,11 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
             function,
             endpoint: lambda_endpoint.or_else(|| std::env::var("AWS_ENDPOINT_URL_LAMBDA").ok()),
             batch_bytes: batch_mb.saturating_mul(1 << 20),
+            results_prefix,
         }),
-        None if lambda_endpoint.is_some() => return Err("--lambda-endpoint needs --lambda FUNCTION".into()),
+        None if lambda_endpoint.is_some() || results_prefix.is_some() => {
+            return Err("--lambda-endpoint and --lambda-results need --lambda FUNCTION".into());
+        }
         None => None,
     };
     a.common = common.clone();
@@ -294,5 +306,28 @@ mod tests {
         assert!(LsArgs::parse(&strings(&["s3://b", "--host", "h"])).is_err());
         assert!(LsArgs::parse(&strings(&["s3://b", "--max-keys", "0"])).is_err());
         assert!(LsArgs::parse(&strings(&[])).is_err());
+    }
+
+    #[test]
+    fn lambda_flags() {
+        let a = AnalyzeArgs::parse(&strings(&[
+            "s3://b",
+            "--lambda",
+            "f",
+            "--lambda-results",
+            "d9lens-results",
+        ]))
+        .unwrap();
+        assert_eq!(
+            a.lambda.and_then(|l| l.results_prefix).as_deref(),
+            Some("d9lens-results/")
+        );
+        for bad in [
+            &["s3://b", "--lambda-results", "r"][..],
+            &["s3://b", "--lambda", "f", "--lambda-results", "../r"],
+            &["s3://b", "--lambda", "f", "--lambda-results", ""],
+        ] {
+            assert!(AnalyzeArgs::parse(&strings(bad)).is_err(), "{bad:?}");
+        }
     }
 }

@@ -17,7 +17,7 @@ pub const USAGE: &str = "usage:
   d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--max-objects N] [--json]
   d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--service S] [--host H] [--boot B]
                     [--from TIME --to TIME] [--sample N | --fleet] [--jobs N] [--json] [--reference-compatible]
-                    [--lambda FUNCTION [--lambda-endpoint URL] [--batch-mb N]]
+                    [--lambda FUNCTION [--lambda-endpoint URL] [--lambda-results PREFIX] [--batch-mb N]]
 
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (anonymous
 without them); the region from --region, AWS_REGION or AWS_DEFAULT_REGION (default us-east-1);
@@ -28,7 +28,9 @@ The bucket is listed by partition (dates, services, hours), several listings at 
 host, the one starting nearest the middle of the window; --sample N spreads N over the selection.
 --lambda analyzes on AWS Lambda (the d9lens-lambda function): the selection in batches of
 --batch-mb (32) MB, --jobs invocations at once, signed with the same credentials; the function
-reads the bucket with its own role. The report is the one a local run gives.";
+reads the bucket with its own role. The report is the one a local run gives. --lambda-results
+PREFIX lets the function store a batch's results too large to answer (6 MB) under PREFIX in
+the bucket, and they are read from there (docs/lambda.md).";
 
 pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     let with_usage = |e: String| format!("{e}\n\n{USAGE}");

@@ -16,6 +16,10 @@ pub struct Batch {
     /// The reference's own numbers (`Options::reference_compatible`).
     #[serde(default)]
     pub reference_compatible: bool,
+    /// Where in the bucket the function may store an answer too large to
+    /// return (`fleet::stored`); `None`: such a batch fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results_prefix: Option<String>,
 }
 
 /// How the function was invoked, which decides the shape of its answer.
@@ -48,7 +52,8 @@ impl Via {
 
 impl Batch {
     /// `keys` of the bucket `config` names, as the function will read them
-    /// (with its own credentials: the config's are not sent).
+    /// (with its own credentials: the config's are not sent). Set
+    /// `results_prefix` to let it store an answer too large to return.
     pub fn of(config: &S3Config, keys: Vec<String>, reference_compatible: bool) -> Batch {
         Batch {
             endpoint: match &config.endpoint {
@@ -59,11 +64,13 @@ impl Batch {
             region: config.region.as_str().to_owned(),
             keys,
             reference_compatible,
+            results_prefix: None,
         }
     }
 
     /// The batch an invocation carries: the event itself (`Invoke`), or the
-    /// body of a function URL's HTTP event (base64 when Lambda flagged it so).
+    /// body of a function URL's HTTP event (base64 when Lambda flagged it so);
+    /// refused when its results prefix is not one (`stored::results_key`).
     pub fn from_event(event: serde_json::Value) -> Result<(Batch, Via), String> {
         let is_http = event.get("requestContext").is_some();
         let via = if is_http { Via::FunctionUrl } else { Via::Invoke };
@@ -78,7 +85,9 @@ impl Batch {
             }
             (true, _) => return Err("the request has no body: POST a batch as JSON".into()),
         };
-        batch.map(|b| (b, via)).map_err(|e| format!("not a d9lens batch: {e}"))
+        let batch: Batch = batch.map_err(|e| format!("not a d9lens batch: {e}"))?;
+        super::stored::results_key(&batch)?;
+        Ok((batch, via))
     }
 }
 
@@ -163,6 +172,8 @@ mod tests {
         let batch: Batch = serde_json::from_str(r#"{"bucket":"b","region":"eu-west-1","keys":["a"]}"#).unwrap();
         assert_eq!(batch.endpoint, None);
         assert!(!batch.reference_compatible);
+        assert_eq!(batch.results_prefix, None);
+        assert!(!serde_json::to_string(&batch).unwrap().contains("resultsPrefix"));
         let again: Batch = serde_json::from_str(&serde_json::to_string(&batch).unwrap()).unwrap();
         assert_eq!(again, batch);
     }

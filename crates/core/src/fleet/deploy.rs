@@ -12,7 +12,7 @@ use super::invoke::{LambdaTarget, function_path, signed_request};
 use super::packed::base64_encode;
 use crate::s3::encode::uri_encode;
 use crate::s3::{BucketName, Credentials, ErrorKind, HttpRequest, Method, Region, S3Error, ServiceError, SigningTime};
-use crate::site::policy::{Statement, get_objects, list_bucket, wildcard_in};
+use crate::site::policy::{Statement, get_objects, list_bucket, put_objects, wildcard_in};
 use crate::site::{Origin, Prefix};
 
 /// The function's runtime: a custom runtime (`bootstrap`) on Amazon Linux 2023.
@@ -363,11 +363,13 @@ pub fn function_url(body: &[u8]) -> Result<String, String> {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Policies {
-    /// The function's execution role: read the traces, write its logs.
+    /// The function's execution role: read the traces, write its logs
+    /// (and results too large to answer, under the results prefix).
     pub function_role: Value,
     /// The execution role's trust policy: Lambda may assume it.
     pub function_role_trust: Value,
-    /// Who runs `d9lens s3 analyze --lambda`: invoke, list the bucket.
+    /// Who runs `d9lens s3 analyze --lambda`: invoke, list the bucket (and
+    /// read stored results, with `--lambda-results`).
     pub cli_caller: Value,
     /// Who opens the page and calls the function URL (SigV4).
     pub page_caller: Value,
@@ -383,16 +385,18 @@ fn partition(region: Option<&Region>) -> &'static str {
 }
 
 /// The policies for function `name` reading `bucket` (under `prefix`), in
-/// `region` (`None`: any). Refuses names with `*`, `?` or `$`, which a
-/// policy reads as wildcards or variables.
+/// `region` (`None`: any), storing results too large to answer under
+/// `results` (`fleet::stored`) when given. Refuses names with `*`, `?` or
+/// `$`, which a policy reads as wildcards or variables.
 pub fn policies(
     name: &str,
     region: Option<&Region>,
     bucket: &BucketName,
     prefix: Option<&Prefix>,
+    results: Option<&Prefix>,
 ) -> Result<Policies, String> {
     let prefix = prefix.map_or("", Prefix::as_str);
-    if let Some(text) = wildcard_in([name, bucket.as_str(), prefix]) {
+    if let Some(text) = wildcard_in([name, bucket.as_str(), prefix, results.map_or("", Prefix::as_str)]) {
         return Err(format!(
             "{text:?}: a policy would read '*', '?' or '$' as a wildcard or variable"
         ));
@@ -408,36 +412,42 @@ pub fn policies(
         statement["Sid"] = json!(sid);
         statement
     };
+    let mut function_role = vec![
+        with_sid("ReadTraces", get_objects(&bucket_arn, prefix)),
+        json!({
+            "Sid": "CreateLogGroup",
+            "Effect": "Allow",
+            "Action": "logs:CreateLogGroup",
+            "Resource": format!("arn:{arn}:logs:{region}:*:*"),
+        }),
+        json!({
+            "Sid": "WriteLogs",
+            "Effect": "Allow",
+            "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+            "Resource": format!("{log_group}:*"),
+        }),
+    ];
+    let mut cli_caller = vec![
+        json!({
+            "Sid": "InvokeAnalysis",
+            "Effect": "Allow",
+            "Action": "lambda:InvokeFunction",
+            "Resource": [function_arn.clone(), format!("{function_arn}:*")],
+        }),
+        with_sid("ListTraces", list_bucket(&bucket_arn, prefix)),
+    ];
+    if let Some(results) = results.map(Prefix::as_str) {
+        function_role.push(with_sid("StoreResults", put_objects(&bucket_arn, results)));
+        cli_caller.push(with_sid("ReadResults", get_objects(&bucket_arn, results)));
+    }
     Ok(Policies {
-        function_role: policy(json!([
-            with_sid("ReadTraces", get_objects(&bucket_arn, prefix)),
-            {
-                "Sid": "CreateLogGroup",
-                "Effect": "Allow",
-                "Action": "logs:CreateLogGroup",
-                "Resource": format!("arn:{arn}:logs:{region}:*:*"),
-            },
-            {
-                "Sid": "WriteLogs",
-                "Effect": "Allow",
-                "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
-                "Resource": format!("{log_group}:*"),
-            },
-        ])),
+        function_role: policy(Value::Array(function_role)),
         function_role_trust: policy(json!([{
             "Effect": "Allow",
             "Principal": { "Service": "lambda.amazonaws.com" },
             "Action": "sts:AssumeRole",
         }])),
-        cli_caller: policy(json!([
-            {
-                "Sid": "InvokeAnalysis",
-                "Effect": "Allow",
-                "Action": "lambda:InvokeFunction",
-                "Resource": [function_arn.clone(), format!("{function_arn}:*")],
-            },
-            with_sid("ListTraces", list_bucket(&bucket_arn, prefix)),
-        ])),
+        cli_caller: policy(Value::Array(cli_caller)),
         page_caller: policy(json!([
             {
                 "Sid": "InvokeFunctionUrl",
@@ -759,7 +769,7 @@ mod tests {
         let bucket = BucketName::new("acme-traces").unwrap();
         let prefix = Prefix::new("dial9").unwrap();
         let region = Region::new("eu-west-1").unwrap();
-        let p = policies("d9lens", Some(&region), &bucket, Some(&prefix)).unwrap();
+        let p = policies("d9lens", Some(&region), &bucket, Some(&prefix), None).unwrap();
         let back: Value = serde_json::from_str(&policies_json(&p)).unwrap();
         assert_eq!(
             back["functionRole"]["Statement"][0],
@@ -799,7 +809,7 @@ mod tests {
         assert_eq!(back["Version"], Value::Null);
         assert_eq!(back["pageCaller"]["Version"], "2012-10-17");
 
-        let anywhere = policies("d9lens", None, &bucket, None).unwrap();
+        let anywhere = policies("d9lens", None, &bucket, None, None).unwrap();
         assert_eq!(
             anywhere.function_role["Statement"][0]["Resource"],
             "arn:aws:s3:::acme-traces/*"
@@ -810,11 +820,37 @@ mod tests {
             "arn:aws:lambda:*:*:function:d9lens"
         );
         let china = Region::new("cn-north-1").unwrap();
-        let cn = policies("d9lens", Some(&china), &bucket, None).unwrap();
+        let cn = policies("d9lens", Some(&china), &bucket, None, None).unwrap();
         assert_eq!(
             cn.function_role["Statement"][0]["Resource"],
             "arn:aws-cn:s3:::acme-traces/*"
         );
-        assert!(policies("d9*", None, &bucket, None).is_err());
+        assert!(policies("d9*", None, &bucket, None, None).is_err());
+    }
+
+    #[test]
+    fn stored_results_are_written_by_the_function_and_read_by_the_cli() {
+        let bucket = BucketName::new("acme-traces").unwrap();
+        let prefix = Prefix::new("dial9").unwrap();
+        let results = Prefix::new("d9lens-results").unwrap();
+        let p = policies("d9lens", None, &bucket, Some(&prefix), Some(&results)).unwrap();
+        assert_eq!(
+            p.function_role["Statement"][3],
+            json!({ "Sid": "StoreResults", "Effect": "Allow", "Action": "s3:PutObject",
+                    "Resource": "arn:aws:s3:::acme-traces/d9lens-results/*" })
+        );
+        assert_eq!(
+            p.cli_caller["Statement"][2],
+            json!({ "Sid": "ReadResults", "Effect": "Allow", "Action": "s3:GetObject",
+                    "Resource": "arn:aws:s3:::acme-traces/d9lens-results/*" })
+        );
+        // Nothing else changes, and the page, which names no results prefix, gets nothing.
+        let without = policies("d9lens", None, &bucket, Some(&prefix), None).unwrap();
+        assert_eq!(p.function_role["Statement"].as_array().unwrap().len(), 4);
+        assert_eq!(without.function_role["Statement"].as_array().unwrap().len(), 3);
+        assert_eq!(p.cli_caller["Statement"].as_array().unwrap().len(), 3);
+        assert_eq!(p.page_caller, without.page_caller);
+        let wild = Prefix::new("results-${aws:username}").unwrap();
+        assert!(policies("d9lens", None, &bucket, None, Some(&wild)).is_err());
     }
 }

@@ -6,6 +6,8 @@
 //!   selection is cut into batches.
 //! - [`packed`]: what it answers: the batch's file outcomes, compressed, in
 //!   the JSON a function returns, and read back with every size checked.
+//! - [`stored`]: an answer too large to return, stored under the batch's
+//!   results prefix: its key, the pointer answered instead, its checks.
 //! - [`invoke`]: the signed Lambda `Invoke` request (the CLI), the signed
 //!   POST to a function URL (the page), and a function's error.
 //! - [`deploy`]: the Lambda API requests that create or update the function
@@ -15,7 +17,9 @@ pub mod batch;
 pub mod deploy;
 pub mod invoke;
 pub mod packed;
+pub mod stored;
 
 pub use batch::{Batch, Via, plan_batches};
 pub use invoke::{FunctionUrl, LambdaTarget, function_error, function_url_request, invoke_request};
-pub use packed::{PackError, PackedOutcomes};
+pub use packed::{Answer, Answered, PackError, PackedOutcomes, Reply};
+pub use stored::StoredAnswer;

@@ -1,8 +1,12 @@
 //! A batch's file outcomes as the function returns them: each outcome in its
-//! wire form (`analysis::wire`), length-prefixed, deflated and base64'd into
-//! one JSON string (a function's answer is JSON). Read back with every size
-//! checked: a bad answer is an error, never a panic or a huge allocation.
+//! wire form (`analysis::wire`), length-prefixed and deflated; base64'd into
+//! one JSON string (a function's answer is JSON), or, when that would not
+//! fit in Lambda's answer, stored in the bucket (`fleet::stored`) and
+//! answered by where. Read back with every size checked: a bad answer is an
+//! error, never a panic or a huge allocation.
 
+use super::batch::Batch;
+use super::stored::{StoredAnswer, results_key};
 use crate::analysis::{FileOutcome, wire};
 use serde::{Deserialize, Serialize};
 
@@ -10,8 +14,10 @@ use serde::{Deserialize, Serialize};
 pub const MAX_ANSWER_BYTES: usize = 6 * 1024 * 1024;
 /// The most the packed outcomes may inflate to.
 pub const MAX_UNPACKED_BYTES: usize = 512 << 20;
+/// What the JSON around an inline answer's string adds, at most.
+const ANSWER_OVERHEAD_BYTES: usize = 64;
 
-/// What one invocation answers.
+/// The outcomes in an answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackedOutcomes {
@@ -20,22 +26,55 @@ pub struct PackedOutcomes {
     pub packed: String,
 }
 
+/// What one invocation answers (its JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Answer {
+    /// The outcomes are in the object `stored` names.
+    Stored {
+        stored: StoredAnswer,
+    },
+    Inline(PackedOutcomes),
+}
+
+/// What the function does with a batch's outcomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// Answer them.
+    Inline(PackedOutcomes),
+    /// Write `object` (PutObject [`StoredAnswer::put_object`]), then answer
+    /// [`Answer::Stored`].
+    Store { stored: StoredAnswer, object: Vec<u8> },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PackError {
-    /// Packed, the outcomes pass Lambda's answer limit: the batch is too big.
-    TooLarge { bytes: usize },
-    /// The answer is not what `pack` writes.
+    /// Packed, the outcomes pass the answer's limit, and the batch names no
+    /// results prefix to store them under.
+    TooLarge { bytes: usize, limit: usize },
+    /// Packed, the outcomes pass even what may be stored.
+    TooLargeToStore { bytes: usize },
+    /// The batch's results prefix is not one.
+    BadPrefix(String),
+    /// The answer is not what [`reply`] writes.
     Damaged(String),
 }
 
 impl std::fmt::Display for PackError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PackError::TooLarge { bytes } => write!(
+            PackError::TooLarge { bytes, limit } => write!(
                 f,
-                "the batch's results take {bytes} bytes, more than the {MAX_ANSWER_BYTES} a Lambda answer may hold: \
-                 use smaller batches"
+                "the batch's results take {bytes} bytes, more than the {limit} a Lambda answer may hold: \
+                 use smaller batches, or name a results prefix to store them under (docs/lambda.md)"
             ),
+            PackError::TooLargeToStore { bytes } => write!(
+                f,
+                "the batch's results take {bytes} bytes, more than the {} a stored answer may hold: \
+                 use smaller batches",
+                super::stored::MAX_STORED_BYTES
+            ),
+            PackError::BadPrefix(why) => f.write_str(why),
             PackError::Damaged(why) => write!(f, "the function's answer is damaged: {why}"),
         }
     }
@@ -43,33 +82,58 @@ impl std::fmt::Display for PackError {
 
 impl std::error::Error for PackError {}
 
-/// `outcomes` packed into a function's answer.
-pub fn pack(outcomes: &[FileOutcome]) -> Result<PackedOutcomes, PackError> {
+/// The function's reply to `batch` with its `outcomes`: inline when the
+/// answer fits `inline_limit` (at most [`MAX_ANSWER_BYTES`]: a test may
+/// lower it), else stored under the batch's results prefix.
+pub fn reply(batch: &Batch, outcomes: &[FileOutcome], inline_limit: usize) -> Result<Reply, PackError> {
+    let deflated = deflate(outcomes);
+    let files = outcomes.len() as u32;
+    let inline_bytes = deflated.len().div_ceil(3) * 4;
+    let limit = inline_limit.min(MAX_ANSWER_BYTES);
+    if inline_bytes + ANSWER_OVERHEAD_BYTES <= limit {
+        let packed = base64_encode(&deflated);
+        return Ok(Reply::Inline(PackedOutcomes { files, packed }));
+    }
+    match results_key(batch).map_err(PackError::BadPrefix)? {
+        Some(key) => Ok(Reply::Store {
+            stored: StoredAnswer::of(key, &deflated, files)?,
+            object: deflated,
+        }),
+        None => Err(PackError::TooLarge {
+            bytes: inline_bytes,
+            limit,
+        }),
+    }
+}
+
+/// The outcomes framed (each outcome's length, then its wire form) and
+/// deflated: a stored answer's object; in base64, an inline answer's.
+fn deflate(outcomes: &[FileOutcome]) -> Vec<u8> {
     let mut framed = Vec::new();
     for outcome in outcomes {
         let bytes = wire::encode(outcome);
         framed.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         framed.extend_from_slice(&bytes);
     }
-    let packed = base64_encode(&miniz_oxide::deflate::compress_to_vec(&framed, 6));
-    // The JSON around the string adds a few dozen bytes.
-    if packed.len() + 64 > MAX_ANSWER_BYTES {
-        return Err(PackError::TooLarge { bytes: packed.len() });
-    }
-    Ok(PackedOutcomes {
-        files: outcomes.len() as u32,
-        packed,
-    })
+    miniz_oxide::deflate::compress_to_vec(&framed, 6)
 }
 
-/// The outcomes a function answered.
+/// An inline answer's outcomes.
 pub fn unpack(answer: &PackedOutcomes) -> Result<Vec<FileOutcome>, PackError> {
-    let damaged = |why: String| PackError::Damaged(why);
     if answer.packed.len() > MAX_ANSWER_BYTES {
-        return Err(damaged(format!("{} bytes, over Lambda's limit", answer.packed.len())));
+        return Err(PackError::Damaged(format!(
+            "{} bytes, over Lambda's limit",
+            answer.packed.len()
+        )));
     }
-    let deflated = base64_decode(&answer.packed).ok_or_else(|| damaged("not base64".into()))?;
-    let framed = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_UNPACKED_BYTES)
+    let deflated = base64_decode(&answer.packed).ok_or_else(|| PackError::Damaged("not base64".into()))?;
+    inflate(&deflated, answer.files)
+}
+
+/// [`deflate`]'s `files` outcomes back, every size checked.
+pub(super) fn inflate(deflated: &[u8], files: u32) -> Result<Vec<FileOutcome>, PackError> {
+    let damaged = |why: String| PackError::Damaged(why);
+    let framed = miniz_oxide::inflate::decompress_to_vec_with_limit(deflated, MAX_UNPACKED_BYTES)
         .map_err(|e| damaged(format!("does not inflate within {MAX_UNPACKED_BYTES} bytes: {e}")))?;
     let mut rest = framed.as_slice();
     let mut outcomes = Vec::new();
@@ -85,26 +149,35 @@ pub fn unpack(answer: &PackedOutcomes) -> Result<Vec<FileOutcome>, PackError> {
         outcomes.push(wire::decode(bytes).map_err(|e| damaged(e.to_string()))?);
         rest = after;
     }
-    if outcomes.len() != answer.files as usize {
-        return Err(damaged(format!(
-            "{} outcomes, {} announced",
-            outcomes.len(),
-            answer.files
-        )));
+    if outcomes.len() != files as usize {
+        return Err(damaged(format!("{} outcomes, {files} announced", outcomes.len())));
     }
     Ok(outcomes)
 }
 
-/// The outcomes in a function's answer (`Invoke`'s, or a function URL's
-/// body), or why there are none: the error it reported, or an answer that
-/// is not d9lens-lambda's.
-pub fn read_answer(headers: &[(String, String)], body: &[u8]) -> Result<Vec<FileOutcome>, String> {
+/// What a function answered to `batch`.
+#[derive(Debug)]
+pub enum Answered {
+    Outcomes(Vec<FileOutcome>),
+    /// Stored, where `batch` allows: the caller fetches it
+    /// ([`StoredAnswer::get_object`]) and unpacks it ([`StoredAnswer::unpack`]).
+    Stored(StoredAnswer),
+}
+
+/// What the function answered to `batch` (`Invoke`'s answer, or a function
+/// URL's body), or why there is nothing: the error it reported, an answer
+/// that is not d9lens-lambda's, or a pointer to anything but the batch's
+/// own results (`stored::results_key`).
+pub fn read_answer(batch: &Batch, headers: &[(String, String)], body: &[u8]) -> Result<Answered, String> {
     if let Some(error) = super::function_error(headers, body) {
         return Err(error);
     }
-    let answer: PackedOutcomes =
+    let answer: Answer =
         serde_json::from_slice(body).map_err(|e| format!("the function's answer is not d9lens-lambda's: {e}"))?;
-    unpack(&answer).map_err(|e| e.to_string())
+    match answer {
+        Answer::Inline(packed) => unpack(&packed).map(Answered::Outcomes).map_err(|e| e.to_string()),
+        Answer::Stored { stored } => stored.checked(batch).map(Answered::Stored),
+    }
 }
 
 /// One outcome per key of a batch, in the batch's order: what the function
@@ -196,8 +269,18 @@ mod tests {
             analyze_file("a.bin", &raw, &Options::default()),
             FileOutcome::failed("b.bin.gz", None, "download failed".into()),
         ];
-        let answer = pack(&outcomes).unwrap();
-        let back = unpack(&answer).unwrap();
+        let batch = Batch::of(
+            &crate::s3::S3Config::unsigned(crate::s3::Endpoint::Aws, "b", "us-east-1"),
+            vec![],
+            false,
+        );
+        let Ok(Reply::Inline(answer)) = reply(&batch, &outcomes, MAX_ANSWER_BYTES) else {
+            panic!("two outcomes fit in an answer")
+        };
+        let json = serde_json::to_vec(&Answer::Inline(answer.clone())).unwrap();
+        let Ok(Answered::Outcomes(back)) = read_answer(&batch, &[], &json) else {
+            panic!("an inline answer reads back")
+        };
         let json = |o: &[FileOutcome]| serde_json::to_string(o).unwrap();
         assert_eq!(json(&back), json(&outcomes));
         let miscounted = PackedOutcomes {
@@ -210,5 +293,30 @@ mod tests {
             ..answer
         };
         assert!(matches!(unpack(&cut), Err(PackError::Damaged(_))));
+        assert!(
+            read_answer(&batch, &[], b"{}")
+                .unwrap_err()
+                .contains("not d9lens-lambda's")
+        );
+    }
+
+    #[test]
+    fn an_answer_too_large_without_a_results_prefix_says_what_to_do() {
+        let batch = Batch::of(
+            &crate::s3::S3Config::unsigned(crate::s3::Endpoint::Aws, "b", "us-east-1"),
+            vec![],
+            false,
+        );
+        let outcomes = [FileOutcome::failed("a.bin", None, "download failed".into())];
+        let error = reply(&batch, &outcomes, 10).unwrap_err();
+        assert!(matches!(error, PackError::TooLarge { limit: 10, .. }), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .contains("use smaller batches, or name a results prefix"),
+            "{error}"
+        );
+        // A test's limit only ever lowers Lambda's.
+        assert!(matches!(reply(&batch, &outcomes, usize::MAX), Ok(Reply::Inline(_))));
     }
 }

@@ -75,9 +75,18 @@ pub(crate) fn list_bucket(bucket_arn: &str, prefix: &str) -> Statement {
 
 /// `s3:GetObject` on the objects of `bucket_arn` under `prefix`.
 pub(crate) fn get_objects(bucket_arn: &str, prefix: &str) -> Statement {
+    objects("s3:GetObject", bucket_arn, prefix)
+}
+
+/// `s3:PutObject` on the objects of `bucket_arn` under `prefix`.
+pub(crate) fn put_objects(bucket_arn: &str, prefix: &str) -> Statement {
+    objects("s3:PutObject", bucket_arn, prefix)
+}
+
+fn objects(action: &'static str, bucket_arn: &str, prefix: &str) -> Statement {
     Statement {
         effect: "Allow",
-        action: "s3:GetObject",
+        action,
         resource: format!("{bucket_arn}/{prefix}*"),
         condition: None,
     }
