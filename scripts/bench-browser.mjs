@@ -31,7 +31,12 @@
 //       COUNT busy segments under 20 hosts (as scripts/bench-fleet.sh lays
 //       them out for the CLI) on the local S3 server: the page lists,
 //       samples all and analyzes them; time to the first and to the whole
-//       report, Chromium's memory before and at its peak, the workers' time.
+//       report, Chromium's memory before and at its peak (by process, the
+//       renderer's by kind, the page's and workers' heaps), the page's
+//       main-thread time, the workers' time. Chromium runs without
+//       Playwright (scripts/bare-chromium.mjs). S3S_FS=target/release/
+//       d9lens-s3-server serves from a release build of the S3 server;
+//       PROFILE=file.cpuprofile writes the page thread's CPU profile.
 //
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
@@ -503,6 +508,53 @@ function chromiumRssByKind(profile) {
   return mb;
 }
 
+/** The renderers' resident memory (MB): anonymous, file-backed, shared. */
+function rendererRss(profile) {
+  const out = { anon: 0, file: 0, shmem: 0 };
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes(profile) || !cmd.includes('--type=renderer')) continue;
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      for (const [k, field] of [['anon', 'RssAnon'], ['file', 'RssFile'], ['shmem', 'RssShmem']]) {
+        out[k] += Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * The heaps of the tab and of each of its workers (MB): its wasm memories
+ * (every `WebAssembly.Memory`, found with `Runtime.queryObjects`, which
+ * collects garbage first: only after a run) and its JS heap in use. Wasm
+ * memory never shrinks, so after a run it is each heap's peak.
+ */
+async function heaps(tab, wasm) {
+  const of = async (send) => {
+    const use = await send('Runtime.getHeapUsage');
+    const heap = { js: use.usedSize / 2 ** 20, wasm: NaN };
+    if (wasm) {
+      const { result } = await send('Runtime.evaluate', { expression: 'WebAssembly.Memory.prototype' });
+      const { objects } = await send('Runtime.queryObjects', { prototypeObjectId: result.objectId });
+      const sum = await send('Runtime.callFunctionOn', {
+        objectId: objects.objectId,
+        functionDeclaration: 'function () { return this.reduce((a, m) => a + m.buffer.byteLength, 0); }',
+        returnByValue: true,
+      });
+      heap.wasm = sum.result.value / 2 ** 20;
+    }
+    return heap;
+  };
+  const show = (h) => (wasm ? `wasm ${h.wasm.toFixed(0)} + JS ${h.js.toFixed(0)}` : `JS ${h.js.toFixed(0)}`);
+  const page = await of((method, params) => tab.send(method, params));
+  const workers = [];
+  for (const id of tab.workers) workers.push(await of((method, params) => tab.browser.send(method, params, id)));
+  return `page ${show(page)}; workers ${workers.map(show).join(', ')}`;
+}
+
 /**
  * A fleet from S3 (issue 18): COUNT busy segments (the fixture bucket's
  * ~1 MB ones, copied round-robin) under 20 hosts of one service in v1 keys,
@@ -510,10 +562,15 @@ function chromiumRssByKind(profile) {
  * (real SigV4 checks) behind its CORS front. The page connects, lists them,
  * samples all COUNT and analyzes: time to the first report (interim) and to
  * the whole one after the click, and Chromium's memory (every process of
- * the browser, RSS summed, sampled every 100 ms) before and at its peak.
+ * the browser, RSS summed, sampled every 100 ms) before and at its peak,
+ * with the renderer's share and its heaps.
+ *
+ * Chromium runs without Playwright (scripts/bare-chromium.mjs): Playwright's
+ * network instrumentation keeps every downloaded body in the renderer.
  */
 async function fleet(count, runs) {
   const { startServers } = await import('../tests/s3/servers.mjs');
+  const { BareChromium } = await import('./bare-chromium.mjs');
   const servers = await startServers({ s3sPort: 0, frontPort: 0 });
   const s3 = servers.endpoints;
   const busy = [];
@@ -536,41 +593,42 @@ async function fleet(count, runs) {
     gz += fs.statSync(to).size;
   }
   console.log(`fleet: ${count} segments, ${(gz / 1e6).toFixed(1)} MB gzip, ${os.cpus().length} cores`);
+  const site = await serveDir(path.resolve(process.env.D9LENS_DIST ?? path.join(root, 'dist')));
   try {
-    await withBrowser(async (context, url, profile) => {
-      for (let r = 0; r < runs; r++) {
-        const page = await context.newPage();
-        await page.goto(url);
-        await page.waitForSelector('[data-testid=s3-connect]');
-        await page.evaluate(async () => Promise.all((await caches.keys()).map((k) => caches.delete(k))));
-        await page.fill('[data-testid=s3-endpoint]', s3.corsEndpoint);
-        await page.fill('[data-testid=s3-bucket]', s3.bucket);
-        await page.fill('[data-testid=s3-region]', s3.region);
-        await page.fill('[data-testid=s3-access-key]', s3.accessKeyId);
-        await page.fill('[data-testid=s3-secret-key]', s3.secretAccessKey);
-        await page.fill('[data-testid=s3-prefix]', 'fleet/');
-        await page.fill('[data-testid=s3-max-keys]', '1000');
-        await page.click('[data-testid=s3-connect]');
-        await page.locator('[data-testid=discovery][data-done=true]').waitFor({ timeout: 120_000 });
-        await page.click('[data-testid=mode-sample]');
-        await page.fill('[data-testid=sel-from]', '2026-11-30 00:00:00');
-        await page.fill('[data-testid=sel-to]', '2026-12-01 00:00:00');
-        await page.fill('[data-testid=sel-sample-n]', String(count));
-        await page.waitForFunction((n) => {
+    for (let r = 0; r < runs; r++) {
+      const browser = await BareChromium.launch();
+      try {
+        const { profile } = browser;
+        const tab = await browser.open(`http://127.0.0.1:${site.address().port}/`);
+        await tab.waitFor(() => document.querySelector('[data-testid=s3-connect]'));
+        await tab.evaluate(async () => Promise.all((await caches.keys()).map((k) => caches.delete(k))));
+        const fields = { endpoint: s3.corsEndpoint, bucket: s3.bucket, region: s3.region, 'access-key': s3.accessKeyId, 'secret-key': s3.secretAccessKey, prefix: 'fleet/', 'max-keys': '1000' };
+        for (const [field, value] of Object.entries(fields)) await tab.fill(`[data-testid=s3-${field}]`, value);
+        await tab.click('[data-testid=s3-connect]');
+        await tab.waitFor(() => document.querySelector('[data-testid=discovery][data-done=true]'), null, 120_000);
+        await tab.click('[data-testid=mode-sample]');
+        await tab.waitFor(() => document.querySelector('[data-testid=sel-sample-n]'));
+        await tab.fill('[data-testid=sel-from]', '2026-11-30 00:00:00');
+        await tab.fill('[data-testid=sel-to]', '2026-12-01 00:00:00');
+        await tab.fill('[data-testid=sel-sample-n]', String(count));
+        await tab.waitFor((n) => {
           const el = document.querySelector('[data-testid=selection-summary]');
           return el?.getAttribute('data-resolved') === 'true' && el.getAttribute('data-count') === String(n);
-        }, count, { timeout: 60_000 });
-        await page.waitForTimeout(1000);
+        }, count);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
         const before = chromiumRssMb(profile);
         const kindsBefore = chromiumRssByKind(profile);
+        const rendererBefore = rendererRss(profile);
+        console.log(`  heaps before (MB): ${await heaps(tab, true)}`);
         let peak = before;
         let kindsAtPeak = kindsBefore;
+        let rendererAtPeak = rendererBefore;
         const sampler = setInterval(() => {
           const kinds = chromiumRssByKind(profile);
           const total = Object.values(kinds).reduce((a, b) => a + b, 0);
-          if (total > peak) [peak, kindsAtPeak] = [total, kinds];
+          if (total > peak) [peak, kindsAtPeak, rendererAtPeak] = [total, kinds, rendererRss(profile)];
         }, 100);
-        await page.evaluate(() => {
+        await tab.evaluate(() => {
           window.__first = window.__whole = undefined;
           const check = () => {
             const report = document.querySelector('[data-testid=report]');
@@ -581,14 +639,29 @@ async function fleet(count, runs) {
           };
           document.querySelector('[data-testid=s3-analyze]').addEventListener('click', () => ((window.__click = performance.now()), requestAnimationFrame(check)), { capture: true });
         });
+        await tab.send('Performance.enable');
+        const busy = async () => Object.fromEntries((await tab.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+        const busyBefore = await busy();
+        if (process.env.PROFILE) await tab.send('Profiler.enable').then(() => tab.send('Profiler.setSamplingInterval', { interval: 500 })).then(() => tab.send('Profiler.start'));
         const t0 = Date.now();
-        await page.click('[data-testid=s3-analyze]');
-        await page.waitForFunction(() => window.__whole, null, { timeout: 600_000 });
+        await tab.click('[data-testid=s3-analyze]');
+        await tab.waitFor(() => window.__whole, null, 600_000);
         clearInterval(sampler);
-        const [first, whole] = await page.evaluate(() => [window.__first - window.__click, window.__whole - window.__click]);
-        const merged = await page.getAttribute('[data-testid=report-progress]', 'data-merged');
-        // The workers' own time per file (download excluded), against the wall.
-        const perFile = (await page.locator('[data-testid=progress-row][data-analysis-ms]').evaluateAll((rows) => rows.map((r) => Number(r.dataset.analysisMs)))).sort((a, b) => a - b);
+        const busyAfter = await busy();
+        if (process.env.PROFILE) {
+          const { profile: cpu } = await tab.send('Profiler.stop');
+          fs.writeFileSync(process.env.PROFILE, JSON.stringify(cpu));
+        }
+        const spent = (k) => `${k} ${((busyAfter[k] - busyBefore[k]) * 1000).toFixed(0)} ms`;
+        console.log(`  the page's main thread: ${['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'].map(spent).join(', ')}`);
+        const [first, whole, merged, perFile] = await tab.evaluate(() => [
+          window.__first - window.__click,
+          window.__whole - window.__click,
+          document.querySelector('[data-testid=report-progress]').getAttribute('data-merged'),
+          // The workers' own time per file (download excluded), against the wall.
+          [...document.querySelectorAll('[data-testid=progress-row][data-analysis-ms]')].map((row) => Number(row.dataset.analysisMs)),
+        ]);
+        perFile.sort((a, b) => a - b);
         const workerSum = perFile.reduce((a, b) => a + b, 0);
         console.log(
           `run ${r + 1}: first report ${first.toFixed(0)} ms after the click, whole report (${merged} files merged) ${whole.toFixed(0)} ms ` +
@@ -601,10 +674,14 @@ async function fleet(count, runs) {
           .filter(([, mb]) => Math.abs(mb) >= 5)
           .sort((a, b) => b[1] - a[1]);
         console.log(`  growth at the peak by process: ${growth.map(([k, mb]) => `${k} ${mb >= 0 ? '+' : ''}${mb.toFixed(0)} MB`).join(', ')}`);
-        await page.close();
+        const delta = (k) => `${k} ${(rendererAtPeak[k] - rendererBefore[k]).toFixed(0)}`;
+        console.log(`  the renderer's growth (MB): ${['anon', 'file', 'shmem'].map(delta).join(', ')}; heaps after (MB): ${await heaps(tab, true)}`);
+      } finally {
+        await browser.close();
       }
-    });
+    }
   } finally {
+    site.close();
     await servers.stop();
   }
 }
