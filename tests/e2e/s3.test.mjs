@@ -90,9 +90,10 @@ async function segmentGets(part) {
  * Analyzes payments/api's host (one boot across midnight, three segments) on
  * a listed page and checks the report against the CLI on the same keys.
  */
-async function analyzePaymentsHost(page) {
+async function analyzePaymentsHost(page, beforeAnalyze = async () => {}) {
   await page.locator('[data-testid=host][data-host=ip-10-0-1-88] [data-testid=host-pick]').click();
   await selected(page, 3);
+  await beforeAnalyze();
   await page.click('[data-testid=s3-analyze]');
   const shown = await shownNumbers(page);
   const keys = await analyzedKeys(page);
@@ -876,7 +877,11 @@ test('"Analyze on AWS Lambda" sends the selection to the function URL and the re
     await connect(page);
     await listed(page);
     await control('DELETE', 'requests');
-    await analyzePaymentsHost(page);
+    await analyzePaymentsHost(page, async () => {
+      // What the run will cost, before it starts: three small segments, one invocation.
+      const estimate = await page.textContent('[data-testid=lambda-estimate]');
+      assert.match(estimate, /^On AWS Lambda: 1 invocation, about 1s of function time at 2048 MB: about \$0\.0+\d+ at us-east-1 arm64 prices/);
+    });
     const requests = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
     assert.ok(requests.some((u) => u.includes('/lambda-url/_/')), 'the page called the function URL');
     const gets = await segmentGets('ip-10-0-1-88');

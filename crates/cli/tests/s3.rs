@@ -876,11 +876,12 @@ fn lambda_emulator(env: &[(&str, &str)]) -> LambdaEmulator {
     emulator
 }
 
-/// How many invocations `d9lens s3 analyze --lambda` said it makes.
+/// How many invocations `d9lens s3 analyze --lambda` said it makes (in its
+/// cost estimate).
 fn invocations(stderr: &str) -> usize {
     stderr
-        .split("d9lens: ")
-        .find_map(|l| l.split(" invocation(s) of Lambda function").next()?.parse().ok())
+        .split("d9lens: Lambda function ")
+        .find_map(|l| l.split(" at once: ").nth(1)?.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no invocation count in {stderr}"))
 }
 
@@ -914,6 +915,10 @@ fn analysis_on_lambda_equals_the_local_analysis() {
     assert_eq!(on_lambda.status.code(), local.status.code(), "{err}");
     let invocations = invocations(&err);
     assert!(invocations > 3, "batches of 1 MB: several invocations, {invocations}");
+    assert!(
+        err.contains(" at 2048 MB: about $0.") && err.contains("at us-east-1 arm64 prices (estimated)"),
+        "{err}"
+    );
     let (local, on_lambda) = (json(&local), json(&on_lambda));
     assert!(on_lambda["errors"].as_array().is_some_and(|e| !e.is_empty()));
     assert!(local == on_lambda, "the report on Lambda differs from the local one");

@@ -7,6 +7,8 @@ use super::{Discovery, parse_utc, utc};
 use crate::page::units;
 use d9lens_core::bucket::catalog::{HostKey, Selection, TimeWindow};
 use d9lens_core::bucket::spec::SelectionSpec;
+use d9lens_core::fleet::CostEstimate;
+use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
 use leptos::prelude::*;
 
 pub const DEFAULT_BUDGET_MB: u64 = 500;
@@ -157,6 +159,8 @@ pub fn SelectionPanel(
     services: Signal<Vec<String>>,
     on_analyze: Callback<(SelectionSpec, Selection)>,
     running: Signal<bool>,
+    /// The selection would be analyzed on AWS Lambda: say what it costs.
+    on_lambda: Signal<bool>,
 ) -> impl IntoView {
     // Resolved by the catalog worker; an answer counts only while its spec is still the current one.
     let resolved = RwSignal::new(None::<(SelectionSpec, Selection)>);
@@ -172,6 +176,7 @@ pub fn SelectionPanel(
     let count = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.len()));
     let bytes = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.total_bytes()));
     let over_budget = move || bytes() > sel.budget_bytes();
+    let estimate_shown = move || on_lambda.get() && count() != 0;
     let can_start = move || count() > 0 && (!over_budget() || sel.confirmed.get()) && !running.get();
     let mode_button = move |mode: Mode, label: &'static str| {
         view! {
@@ -252,6 +257,13 @@ pub fn SelectionPanel(
                     <input type="number" min="1" data-testid="sel-budget" bind:value=sel.budget_mb />
                 </label>
             </div>
+            <Show when=estimate_shown>
+                <p class="muted" data-testid="lambda-estimate">
+                    {move || selection.with(|s| s.as_ref().map(|(_, s)| {
+                        format!("On AWS Lambda: {} (estimated; docs/lambda.md).", CostEstimate::of(s.objects(), DEFAULT_BATCH_MB << 20, None))
+                    }))}
+                </p>
+            </Show>
             <Show when=over_budget>
                 <div class="warning" data-testid="budget-warning">
                     {move || format!("This selection is {} — more than the {} MB budget. ", units::bytes(bytes()), sel.budget_mb.get())}

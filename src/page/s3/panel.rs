@@ -51,6 +51,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
             ))),
         }
     };
+    let on_lambda = Signal::derive(move || !s3.form.lambda_url.get().trim().is_empty());
     // A new selection starts on the whole timeline.
     let on_analyze = Callback::new(move |(spec, selection): (SelectionSpec, Selection)| {
         url_state::write_timeline(&Default::default());
@@ -127,7 +128,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
             })}
             <Show when=listed>
                 <DiscoveryView discovery=s3.discovery sel=sel />
-                <SelectionPanel discovery=s3.discovery sel=sel services=services on_analyze=on_analyze running=app.running.into() />
+                <SelectionPanel discovery=s3.discovery sel=sel services=services on_analyze=on_analyze running=app.running.into() on_lambda=on_lambda />
             </Show>
             <Show when=ours>
                 <RetrievalPanel app=app />

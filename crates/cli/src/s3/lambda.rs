@@ -12,7 +12,7 @@ use crate::parallel;
 use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::fleet::packed::{outcomes_of, read_answer};
-use d9lens_core::fleet::{Answered, Batch, LambdaTarget, invoke_request, plan_batches};
+use d9lens_core::fleet::{Answered, Batch, CostEstimate, LambdaTarget, invoke_request, plan_batches};
 use d9lens_core::s3::{Credentials, S3Config};
 use d9lens_http::Client;
 
@@ -31,9 +31,10 @@ pub fn analyze(
     let target = LambdaTarget::new(&lambda.function, config.region.clone(), lambda.endpoint.as_deref())
         .map_err(|e| format!("--lambda-endpoint: {e}"))?;
     let batches = plan_batches(selection.objects(), lambda.batch_bytes);
+    // The function's memory size is not known here: deploy-lambda's default.
+    let estimate = CostEstimate::of(selection.objects(), lambda.batch_bytes, None);
     eprintln!(
-        "d9lens: {} invocation(s) of Lambda function {}, {} at once",
-        batches.len(),
+        "d9lens: Lambda function {}, {} at once: {estimate} (estimated)",
         lambda.function,
         a.jobs.min(batches.len())
     );

@@ -10,16 +10,19 @@
 //!   results prefix: its key, the pointer answered instead, its checks.
 //! - [`invoke`]: the signed Lambda `Invoke` request (the CLI), the signed
 //!   POST to a function URL (the page), and a function's error.
+//! - [`cost`]: what a selection will cost on Lambda, told before it runs.
 //! - [`deploy`]: the Lambda API requests that create or update the function
 //!   and its function URL, their answers, and the IAM policies around it.
 
 pub mod batch;
+pub mod cost;
 pub mod deploy;
 pub mod invoke;
 pub mod packed;
 pub mod stored;
 
 pub use batch::{Batch, Via, plan_batches};
+pub use cost::CostEstimate;
 pub use invoke::{FunctionUrl, LambdaTarget, function_error, function_url_request, invoke_request};
 pub use packed::{Answer, Answered, PackError, PackedOutcomes, Reply};
 pub use stored::StoredAnswer;
