@@ -59,24 +59,37 @@ impl Client {
 
     /// A batch analyzed by the Lambda function behind `url` (auth type
     /// `AWS_IAM`), signed with this bucket's credentials: its files' outcomes,
-    /// or why not. The function reads the bucket with its own role. The
-    /// batch names no results prefix (docs/lambda.md), so a batch too large
-    /// to answer fails.
-    pub async fn analyze_on_lambda(&self, url: &FunctionUrl, keys: Vec<String>) -> Result<Vec<FileOutcome>, String> {
+    /// or why not. The function reads the bucket with its own role; with a
+    /// `results_prefix` it may store outcomes too large to answer there, and
+    /// they are read from there with this bucket's credentials.
+    pub async fn analyze_on_lambda(
+        &self,
+        url: &FunctionUrl,
+        keys: Vec<String>,
+        results_prefix: Option<String>,
+    ) -> Result<Vec<FileOutcome>, String> {
         let config = self.inner.borrow().config().clone();
         let credentials = config
             .credentials
             .clone()
             .ok_or("Invoking a Lambda function needs credentials: fill in the access key and secret key.")?;
-        let batch = Batch::of(&config, keys, false);
+        let batch = Batch {
+            results_prefix,
+            ..Batch::of(&config, keys, false)
+        };
         let payload = serde_json::to_string(&batch).expect("a batch serializes");
         let response = drive(None, || function_url_request(url, &credentials, &payload, self.now()))
             .await
             .map_err(|e| format!("AWS Lambda: {}", e.cause()))?;
         match read_answer(&batch, &response.headers, &response.body)? {
             Answered::Outcomes(outcomes) => Ok(outcomes),
-            // The core refuses a stored answer to a batch with no results prefix.
-            Answered::Stored(stored) => Err(format!("unexpected stored results {}", stored.key())),
+            Answered::Stored(stored) => {
+                let object = self
+                    .execute(|config, now| stored.get_object(config, now))
+                    .await
+                    .map_err(|e| format!("the stored results {}: {}", stored.key(), e.cause()))?;
+                stored.unpack(&object.body)
+            }
         }
     }
 

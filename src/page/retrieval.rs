@@ -41,13 +41,20 @@ pub fn start(app: AppState, selection: &Selection, client: Client) {
 
 /// Starts a run over `selection` on AWS Lambda: batches of segments, each
 /// analyzed by one call to the function URL `url`, `at_once` at a time.
-pub fn start_on_lambda(app: AppState, selection: &Selection, client: Client, url: FunctionUrl, at_once: usize) {
+pub fn start_on_lambda(
+    app: AppState,
+    selection: &Selection,
+    client: Client,
+    url: FunctionUrl,
+    results_prefix: Option<String>,
+    at_once: usize,
+) {
     let files: Vec<(String, u64)> = selection.objects().map(|(key, size)| (key.to_owned(), size)).collect();
     let batches = plan_batches(selection.objects(), DEFAULT_BATCH_MB << 20);
     let url = Rc::new(url);
     let invoke: Invoke = Rc::new(move |keys| {
-        let (client, url) = (client.clone(), url.clone());
-        Box::pin(async move { client.analyze_on_lambda(&url, keys).await })
+        let (client, url, results_prefix) = (client.clone(), url.clone(), results_prefix.clone());
+        Box::pin(async move { client.analyze_on_lambda(&url, keys, results_prefix).await })
     });
     app.analyze_remote(files, batches, at_once, invoke);
 }

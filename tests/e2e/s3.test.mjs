@@ -826,7 +826,7 @@ test('a page clock two hours ahead is corrected from S3\'s answer, for listings 
  * d9lens-lambda`, scripts/test.sh) as its default function `_`, reading S3
  * with the demo keys as a role's would be. Its function URL answers CORS.
  */
-async function startLambda() {
+async function startLambda(env = {}) {
   const port = await new Promise((resolve) => {
     const probe = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = probe.address();
@@ -856,6 +856,7 @@ async function startLambda() {
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '2048',
       AWS_ACCESS_KEY_ID: s3.accessKeyId,
       AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...env,
     },
   });
   return {
@@ -890,5 +891,27 @@ test('"Analyze on AWS Lambda" sends the selection to the function URL and the re
     await page.close();
   } finally {
     lambda.stop();
+  }
+});
+
+test('results too large to answer are stored under the page\'s results prefix and read back', { timeout: 180_000 }, async () => {
+  // The function's test hook: every answer counts as too large, so it is stored.
+  const lambda = await startLambda({ D9LENS_INLINE_ANSWER_LIMIT: '0' });
+  const results = path.join(s3.dataDir, s3.bucket, 'e2e-results');
+  try {
+    const { page } = await openPage();
+    await page.click('[data-testid=s3-lambda] summary');
+    await page.fill('[data-testid=s3-lambda-url]', lambda.url);
+    await page.fill('[data-testid=s3-lambda-results]', 'e2e-results/');
+    await connect(page);
+    await listed(page);
+    await analyzePaymentsHost(page);
+    const stored = fs.readdirSync(results).filter((f) => /^[0-9a-f]{64}\.d9lens-batch$/.test(f));
+    assert.equal(stored.length, 1, `one batch, stored once: ${fs.readdirSync(results)}`);
+    await page.close();
+  } finally {
+    lambda.stop();
+    // Out of the bucket again: other tests list all of it.
+    fs.rmSync(results, { recursive: true, force: true });
   }
 });

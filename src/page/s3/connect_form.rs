@@ -103,6 +103,10 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                             <span>"Invocations at once"</span>
                             <input type="number" min="1" max="500" data-testid="s3-lambda-jobs" bind:value=f.lambda_jobs />
                         </label>
+                        <label class="field">
+                            <span>"Results prefix " <span class="muted">"(optional: where the function may store results too large to answer)"</span></span>
+                            <input type="text" data-testid="s3-lambda-results" bind:value=f.lambda_results placeholder="d9lens-results/" spellcheck="false" />
+                        </label>
                     </div>
                 </details>
                 <div class="form-row">

@@ -54,6 +54,8 @@ pub struct Form {
     pub lambda_url: RwSignal<String>,
     /// Invocations in flight at once.
     pub lambda_jobs: RwSignal<String>,
+    /// Where the function may store results too large to answer (empty: nowhere).
+    pub lambda_results: RwSignal<String>,
 }
 
 /// The S3 side's state. `Copy`: hand it to any component or closure.
@@ -97,6 +99,7 @@ impl S3State {
                 max_objects: s(&DEFAULT_MAX_OBJECTS.to_string()),
                 lambda_url: s(""),
                 lambda_jobs: s(&DEFAULT_LAMBDA_JOBS.to_string()),
+                lambda_results: s(""),
             },
             problem: RwSignal::new(None),
             note: RwSignal::new(None),

@@ -14,7 +14,7 @@ use crate::page::units;
 use crate::page::url_state;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::spec::SelectionSpec;
-use d9lens_core::fleet::FunctionUrl;
+use d9lens_core::fleet::{FunctionUrl, stored};
 use leptos::prelude::*;
 
 #[component]
@@ -40,14 +40,23 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
             return;
         }
         let region = d9lens_core::s3::Region::new(&client.region()).expect("the client signs for a valid region");
-        match FunctionUrl::parse(&lambda_url, &region) {
-            Ok(url) => {
+        let results = s3.form.lambda_results.get_untracked();
+        let results = match results.trim() {
+            "" => Ok(None),
+            prefix => stored::results_prefix(prefix).map(|p| Some(p.as_str().to_owned())),
+        };
+        match (FunctionUrl::parse(&lambda_url, &region), results) {
+            (Ok(url), Ok(results)) => {
                 let at_once = s3.form.lambda_jobs.get_untracked().trim().parse().unwrap_or(DEFAULT_LAMBDA_JOBS);
-                retrieval::start_on_lambda(app, &selection, client, url, at_once.clamp(1, 500));
+                retrieval::start_on_lambda(app, &selection, client, url, results, at_once.clamp(1, 500));
             }
-            Err(e) => s3.problem.set(Some(Problem::input(
+            (Err(e), _) => s3.problem.set(Some(Problem::input(
                 format!("The Lambda function URL is not usable: {e}."),
                 "Give the function URL as AWS shows it (https://ID.lambda-url.REGION.on.aws/), or clear the field to analyze in this tab.",
+            ))),
+            (_, Err(e)) => s3.problem.set(Some(Problem::input(
+                format!("The results prefix is not usable: {e}."),
+                "Give a key prefix in this bucket such as d9lens-results/, or clear the field.",
             ))),
         }
     };

@@ -436,9 +436,26 @@ pub fn policies(
         }),
         with_sid("ListTraces", list_bucket(&bucket_arn, prefix)),
     ];
+    let mut page_caller = vec![
+        json!({
+            "Sid": "InvokeFunctionUrl",
+            "Effect": "Allow",
+            "Action": "lambda:InvokeFunctionUrl",
+            "Resource": function_arn.clone(),
+            "Condition": { "StringEquals": { "lambda:FunctionUrlAuthType": "AWS_IAM" } },
+        }),
+        json!({
+            // Function URLs created since October 2025 also need it.
+            "Sid": "InvokeBehindTheUrl",
+            "Effect": "Allow",
+            "Action": "lambda:InvokeFunction",
+            "Resource": function_arn,
+        }),
+    ];
     if let Some(results) = results.map(Prefix::as_str) {
         function_role.push(with_sid("StoreResults", put_objects(&bucket_arn, results)));
         cli_caller.push(with_sid("ReadResults", get_objects(&bucket_arn, results)));
+        page_caller.push(with_sid("ReadResults", get_objects(&bucket_arn, results)));
     }
     Ok(Policies {
         function_role: policy(Value::Array(function_role)),
@@ -448,22 +465,7 @@ pub fn policies(
             "Action": "sts:AssumeRole",
         }])),
         cli_caller: policy(Value::Array(cli_caller)),
-        page_caller: policy(json!([
-            {
-                "Sid": "InvokeFunctionUrl",
-                "Effect": "Allow",
-                "Action": "lambda:InvokeFunctionUrl",
-                "Resource": function_arn.clone(),
-                "Condition": { "StringEquals": { "lambda:FunctionUrlAuthType": "AWS_IAM" } },
-            },
-            {
-                // Function URLs created since October 2025 also need it.
-                "Sid": "InvokeBehindTheUrl",
-                "Effect": "Allow",
-                "Action": "lambda:InvokeFunction",
-                "Resource": function_arn,
-            },
-        ])),
+        page_caller: policy(Value::Array(page_caller)),
     })
 }
 
@@ -829,7 +831,7 @@ mod tests {
     }
 
     #[test]
-    fn stored_results_are_written_by_the_function_and_read_by_the_cli() {
+    fn stored_results_are_written_by_the_function_and_read_by_its_callers() {
         let bucket = BucketName::new("acme-traces").unwrap();
         let prefix = Prefix::new("dial9").unwrap();
         let results = Prefix::new("d9lens-results").unwrap();
@@ -844,12 +846,14 @@ mod tests {
             json!({ "Sid": "ReadResults", "Effect": "Allow", "Action": "s3:GetObject",
                     "Resource": "arn:aws:s3:::acme-traces/d9lens-results/*" })
         );
-        // Nothing else changes, and the page, which names no results prefix, gets nothing.
+        assert_eq!(p.page_caller["Statement"][2], p.cli_caller["Statement"][2]);
+        // Nothing else changes.
         let without = policies("d9lens", None, &bucket, Some(&prefix), None).unwrap();
         assert_eq!(p.function_role["Statement"].as_array().unwrap().len(), 4);
         assert_eq!(without.function_role["Statement"].as_array().unwrap().len(), 3);
         assert_eq!(p.cli_caller["Statement"].as_array().unwrap().len(), 3);
-        assert_eq!(p.page_caller, without.page_caller);
+        assert_eq!(p.page_caller["Statement"].as_array().unwrap().len(), 3);
+        assert_eq!(without.page_caller["Statement"].as_array().unwrap().len(), 2);
         let wild = Prefix::new("results-${aws:username}").unwrap();
         assert!(policies("d9lens", None, &bucket, None, Some(&wild)).is_err());
     }
