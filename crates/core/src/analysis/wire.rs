@@ -39,7 +39,12 @@ pub fn decode(bytes: &[u8]) -> Result<FileOutcome, WireError> {
         .ok_or_else(|| WireError("not a file outcome".into()))?;
     let (&version, rest) = rest.split_first().ok_or_else(|| WireError("truncated".into()))?;
     if version != VERSION {
-        return Err(WireError(format!("version {version}, this page reads {VERSION}")));
+        // Only a Lambda function deployed from another version answers so:
+        // a page and its workers come from one build.
+        return Err(WireError(format!(
+            "written by another version of d9lens (format {version}, this one reads {VERSION}): \
+             deploy the Lambda function from this version"
+        )));
     }
     let (mut outcome, rest): (FileOutcome, _) =
         postcard::take_from_bytes(rest).map_err(|e| WireError(e.to_string()))?;
@@ -125,7 +130,12 @@ mod tests {
         assert!(decode(&bytes[..5]).is_err());
         let mut other = bytes.clone();
         other[4] = 9;
-        assert_eq!(decode(&other).unwrap_err().0, "version 9, this page reads 2");
+        assert!(
+            decode(&other)
+                .unwrap_err()
+                .0
+                .starts_with("written by another version of d9lens (format 9, this one reads 2)")
+        );
         // Cut anywhere: an error, never a panic.
         for cut in (0..bytes.len()).step_by(997) {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
