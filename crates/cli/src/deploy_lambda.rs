@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crate::s3::args::{Location, number, value};
 use d9lens_core::fleet::deploy::{
-    self, ControlRequest, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECS, DEFAULT_ZIP, Existing, FunctionSpec, Readiness,
-    SIGV4_HEADERS, WAIT_MAX_POLLS, WAIT_POLL_SECS,
+    self, ControlRequest, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECS, DEFAULT_ZIP, Existing, FunctionSpec, ROLE_WAIT_SECS,
+    ROLE_WAIT_TRIES, Readiness, SIGV4_HEADERS, WAIT_MAX_POLLS, WAIT_POLL_SECS,
 };
 use d9lens_core::fleet::{LambdaTarget, stored};
 use d9lens_core::fmt::bytes;
@@ -193,15 +193,6 @@ pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     }
 }
 
-/// The Lambda API endpoint: `--endpoint`, else the AWS environment's.
-fn lambda_endpoint(args: &DeployArgs) -> Option<String> {
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    args.endpoint
-        .clone()
-        .or_else(|| env("AWS_ENDPOINT_URL_LAMBDA"))
-        .or_else(|| env("AWS_ENDPOINT_URL"))
-}
-
 fn deploy_function(args: &DeployArgs) -> Result<(), String> {
     let zip = std::fs::read(&args.zip).map_err(|e| {
         format!(
@@ -211,7 +202,7 @@ fn deploy_function(args: &DeployArgs) -> Result<(), String> {
         )
     })?;
     deploy::check_zip(&zip).map_err(|e| format!("{}: {e}", args.zip.display()))?;
-    let endpoint = lambda_endpoint(args);
+    let endpoint = d9lens_http::lambda_endpoint(args.endpoint.as_deref());
     let config = d9lens_http::config_for(UNUSED_BUCKET, endpoint.as_deref(), args.region.as_deref())?;
     let target = LambdaTarget::new(&args.spec.name, config.region.clone(), endpoint.as_deref())
         .map_err(|e| format!("--endpoint: {e}"))?;
@@ -242,7 +233,7 @@ fn deploy_function(args: &DeployArgs) -> Result<(), String> {
     let mut arn = String::new();
     for request in deploy::function_requests(&args.spec, &zip, function) {
         println!("{}", request.describe());
-        let answer = api.send(&request).map_err(|e| api.failed(&request, &e))?;
+        let answer = api.send_once_the_role_is_usable(&request)?;
         arn = api.wait_ready(name, &answer.body)?;
     }
     println!(
@@ -329,6 +320,23 @@ impl Api<'_> {
         println!("{}", request.describe());
         let outcome = self.send(request).map(drop);
         deploy::existing(outcome.as_ref().map(|_| ())).map_err(|e| format!("{} failed: {e}", request.describe()))
+    }
+
+    /// Sends `request`, again while Lambda cannot assume its (new) role yet.
+    fn send_once_the_role_is_usable(&self, request: &ControlRequest) -> Result<Response, String> {
+        let mut tries = 1;
+        loop {
+            match self.send(request) {
+                Err(e) if deploy::role_not_yet_usable(&e) && tries < ROLE_WAIT_TRIES => {
+                    println!(
+                        "  Lambda cannot assume the role yet (a new role takes seconds to reach it): again in {ROLE_WAIT_SECS} s"
+                    );
+                    std::thread::sleep(Duration::from_secs(ROLE_WAIT_SECS));
+                    tries += 1;
+                }
+                sent => return sent.map_err(|e| self.failed(request, &e)),
+            }
+        }
     }
 
     fn failed(&self, request: &ControlRequest, error: &S3Error) -> String {

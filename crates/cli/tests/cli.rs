@@ -600,11 +600,18 @@ fn deploy_lambda_against(endpoint: &str, zip: &Path) -> Output {
 
 #[test]
 fn deploy_lambda_creates_a_missing_function_and_its_url() {
+    static ROLE_REFUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     let (endpoint, requests) = fake_lambda(|method, path| {
         const NOT_FOUND: &str = r#"{"Type":"User","message":"Function not found"}"#;
         let arn = r#""FunctionArn":"arn:aws:lambda:eu-west-1:123456789012:function:d9lens""#;
         match (method, path) {
             ("GET", "/2015-03-31/functions/d9lens") => (404, "ResourceNotFoundException", NOT_FOUND.into()),
+            // A role created moments before: refused once, until IAM has propagated it.
+            ("POST", "/2015-03-31/functions") if !ROLE_REFUSED.swap(true, std::sync::atomic::Ordering::SeqCst) => (
+                400,
+                "InvalidParameterValueException",
+                r#"{"Type":"User","message":"The role defined for the function cannot be assumed by Lambda."}"#.into(),
+            ),
             ("POST", "/2015-03-31/functions") => (
                 201,
                 "",
@@ -645,20 +652,23 @@ fn deploy_lambda_creates_a_missing_function_and_its_url() {
         [
             "GET /2015-03-31/functions/d9lens",
             "POST /2015-03-31/functions",
+            "POST /2015-03-31/functions",
             "GET /2015-03-31/functions/d9lens/configuration",
             "GET /2021-10-31/functions/d9lens/url",
             "POST /2021-10-31/functions/d9lens/url",
         ]
     );
+    assert!(stdout.contains("Lambda cannot assume the role yet"), "{stdout}");
     assert!(
         sent.iter()
             .all(|(.., auth, _)| auth.contains("/eu-west-1/lambda/aws4_request"))
     );
-    let create: serde_json::Value = serde_json::from_str(&sent[1].3).unwrap();
+    assert_eq!(sent[1].3, sent[2].3, "the same request again");
+    let create: serde_json::Value = serde_json::from_str(&sent[2].3).unwrap();
     assert_eq!(create["Code"]["ZipFile"], "UEsDBGNvZGU=");
     assert_eq!(create["Runtime"], "provided.al2023");
     assert_eq!(create["Architectures"], serde_json::json!(["arm64"]));
-    let url: serde_json::Value = serde_json::from_str(&sent[4].3).unwrap();
+    let url: serde_json::Value = serde_json::from_str(&sent[5].3).unwrap();
     assert_eq!(url["AuthType"], "AWS_IAM");
     assert_eq!(
         url["Cors"]["AllowOrigins"],

@@ -249,6 +249,16 @@ impl Client {
     }
 }
 
+/// The Lambda endpoint to call instead of AWS Lambda: `explicit` when given,
+/// else `AWS_ENDPOINT_URL_LAMBDA`, else `AWS_ENDPOINT_URL` (as the AWS CLI
+/// reads them); `None`: AWS Lambda itself.
+pub fn lambda_endpoint(explicit: Option<&str>) -> Option<String> {
+    explicit
+        .map(str::to_owned)
+        .or_else(|| env("AWS_ENDPOINT_URL_LAMBDA"))
+        .or_else(|| env("AWS_ENDPOINT_URL"))
+}
+
 /// The configuration of `bucket`: `--endpoint` / `--region` when given, else the
 /// AWS environment variables (as the AWS CLI reads them).
 pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<S3Config, String> {

@@ -75,7 +75,8 @@ pub struct AnalyzeArgs {
 pub struct LambdaArgs {
     /// The function's name or ARN.
     pub function: String,
-    /// A Lambda-compatible endpoint (an emulator); else `AWS_ENDPOINT_URL_LAMBDA`, else AWS.
+    /// A Lambda-compatible endpoint (an emulator): `--lambda-endpoint`, else
+    /// `AWS_ENDPOINT_URL_LAMBDA`, else `AWS_ENDPOINT_URL`; else AWS Lambda.
     pub endpoint: Option<String>,
     /// Compressed bytes of segments per invocation.
     pub batch_bytes: u64,
@@ -214,7 +215,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
     a.lambda = match function {
         Some(function) => Some(LambdaArgs {
             function,
-            endpoint: lambda_endpoint.or_else(|| std::env::var("AWS_ENDPOINT_URL_LAMBDA").ok()),
+            endpoint: d9lens_http::lambda_endpoint(lambda_endpoint.as_deref()),
             batch_bytes: batch_mb.saturating_mul(1 << 20),
             results_prefix,
         }),

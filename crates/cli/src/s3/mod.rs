@@ -28,7 +28,9 @@ The bucket is listed by partition (dates, services, hours), several listings at 
 host, the one starting nearest the middle of the window; --sample N spreads N over the selection.
 --lambda analyzes on AWS Lambda (the d9lens-lambda function): the selection in batches of
 --batch-mb (32) MB, --jobs invocations at once, signed with the same credentials; the function
-reads the bucket with its own role. The report is the one a local run gives. --lambda-results
+reads the bucket with its own role. The report is the one a local run gives. The function is
+called at --lambda-endpoint, AWS_ENDPOINT_URL_LAMBDA or AWS_ENDPOINT_URL (default AWS Lambda);
+a cost estimate is printed first. --lambda-results
 PREFIX lets the function store a batch's results too large to answer (6 MB) under PREFIX in
 the bucket, and they are read from there (docs/lambda.md).";
 

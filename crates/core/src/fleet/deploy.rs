@@ -42,6 +42,11 @@ pub const CORS_MAX_AGE_SECS: u32 = 3600;
 pub const WAIT_POLL_SECS: u64 = 2;
 /// Looks before giving up on it (5 minutes).
 pub const WAIT_MAX_POLLS: u32 = 150;
+/// Tries of a request refused because its new role has not reached Lambda
+/// yet ([`role_not_yet_usable`]), and the seconds between them: IAM takes
+/// seconds to propagate a new role.
+pub const ROLE_WAIT_TRIES: u32 = 10;
+pub const ROLE_WAIT_SECS: u64 = 3;
 
 /// What the function is made of.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,6 +279,19 @@ pub fn url_request(name: &str, origins: &[Origin], existing: Existing) -> Contro
         Existing::Missing => create_function_url_config(name, origins),
         Existing::Exists => update_function_url_config(name, origins),
     }
+}
+
+/// Lambda refused the execution role because it cannot assume it yet. A
+/// role created moments before (the usual first deploy) gets this until IAM
+/// has propagated it; the same request then succeeds, so it is tried again
+/// ([`ROLE_WAIT_TRIES`]). A role that is wrong for good fails the same way
+/// once the tries are over.
+pub fn role_not_yet_usable(error: &S3Error) -> bool {
+    matches!(
+        error,
+        S3Error::Service(ServiceError { code: Some(code), message: Some(message), .. })
+            if code == "InvalidParameterValueException" && message.contains("cannot be assumed by Lambda")
+    )
 }
 
 /// A Lambda API error in a person's words: status, code and Lambda's message.
@@ -691,6 +709,13 @@ mod tests {
             api_error(&invalid),
             "HTTP 400 InvalidParameterValueException: The role defined for the function cannot be assumed by Lambda."
         );
+        assert!(role_not_yet_usable(&invalid));
+        let other_invalid = answer(
+            400,
+            "InvalidParameterValueException",
+            r#"{"message":"Unzipped size must be smaller"}"#,
+        );
+        assert!(!role_not_yet_usable(&other_invalid) && !role_not_yet_usable(&denied));
         // A 404 of another kind (an unknown route) is no reason to create.
         let other = answer(404, "UnknownOperationException", "{}");
         assert!(existing(Err(&other)).is_err());
