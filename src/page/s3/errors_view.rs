@@ -2,7 +2,7 @@
 //! Texts come from the core (which never puts a secret in them) or name a
 //! form field; no URL is ever shown (a presigned URL is a bearer credential).
 
-use d9lens_core::s3::{BucketName, ErrorKind, S3Error, cors_rule_json};
+use d9lens_core::s3::{BucketName, ErrorKind, Region, S3Error, cors_rule_json};
 use d9lens_core::site::{Prefix, reader_policy_json};
 use leptos::prelude::*;
 
@@ -59,12 +59,13 @@ impl Problem {
         }
     }
 
-    /// Adds the readers' IAM policy for the bucket and prefix the request was for,
-    /// where access was refused or the request was blocked.
-    pub fn for_bucket(mut self, bucket: &BucketName, prefix: &str) -> Self {
+    /// Adds the readers' IAM policy for the bucket, prefix and region the
+    /// request was for, where access was refused or the request was blocked.
+    pub fn for_bucket(mut self, bucket: &BucketName, prefix: &str, region: &str) -> Self {
         if matches!(self.kind.as_str(), "access-denied" | "network") {
             let prefix = Prefix::new(prefix).ok();
-            self.policy = reader_policy_json(bucket, prefix.as_ref()).ok();
+            let region = Region::new(region).ok();
+            self.policy = reader_policy_json(bucket, prefix.as_ref(), region.as_ref()).ok();
         }
         self
     }

@@ -339,7 +339,9 @@ impl S3State {
             state.connecting.set(false);
             match result {
                 Ok(()) => url_state::write(&state.url_state()),
-                Err(problem) => state.problem.set(Some(problem.for_bucket(&bucket, &prefix))),
+                Err(problem) => state
+                    .problem
+                    .set(Some(problem.for_bucket(&bucket, &prefix, &client.region()))),
             }
         });
     }

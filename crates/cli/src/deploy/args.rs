@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::s3::args::{Location, value};
-use d9lens_core::s3::BucketName;
+use d9lens_core::s3::{BucketName, Region};
 use d9lens_core::site::{Origin, Prefix, SiteError, allow_endpoints, allow_loopback};
 
 /// Where `trunk build --release` writes the page.
@@ -22,6 +22,8 @@ pub enum Command {
     PrintPolicy {
         bucket: BucketName,
         prefix: Option<Prefix>,
+        /// Its ARNs' partition (`aws-cn`, `aws-us-gov`), else `aws`.
+        region: Option<Region>,
     },
 }
 
@@ -126,8 +128,15 @@ fn print_cors(rest: &[String]) -> Result<Command, String> {
     }
 }
 
-/// `--print-policy BUCKET [PREFIX]` or `--print-policy s3://BUCKET[/PREFIX]`.
+/// `--print-policy BUCKET [PREFIX] [--region R]` or `--print-policy
+/// s3://BUCKET[/PREFIX] [--region R]`.
 fn print_policy(rest: &[String]) -> Result<Command, String> {
+    let (rest, region) = match rest {
+        [rest @ .., flag, region] if flag == "--region" => {
+            (rest, Some(Region::new(region).map_err(|e| format!("--region: {e}"))?))
+        }
+        _ => (rest, None),
+    };
     let (bucket, prefix) = match rest {
         [url] if url.starts_with("s3://") => {
             let l = Location::parse(url)?;
@@ -135,12 +144,13 @@ fn print_policy(rest: &[String]) -> Result<Command, String> {
         }
         [bucket] => (bucket.clone(), String::new()),
         [bucket, prefix] => (bucket.clone(), prefix.clone()),
-        _ => return Err("--print-policy needs BUCKET [PREFIX]".into()),
+        _ => return Err("--print-policy needs BUCKET [PREFIX] [--region R]".into()),
     };
     let prefix = Prefix::new(&prefix).map_err(|e| e.to_string())?;
     Ok(Command::PrintPolicy {
         bucket: BucketName::new(&bucket).map_err(|e| e.to_string())?,
         prefix: (!prefix.is_root()).then_some(prefix),
+        region,
     })
 }
 
@@ -190,14 +200,20 @@ mod tests {
         assert!(parse(&["--print-cors", "https://x; script-src *"]).is_err());
         assert!(parse(&["--print-cors"]).is_err());
         assert!(parse(&["s3://b", "--print-cors", "https://t.example"]).is_err());
-        let Ok(Command::PrintPolicy { bucket, prefix }) = parse(&["--print-policy", "b", "dial9-traces"]) else {
+        let Ok(Command::PrintPolicy { bucket, prefix, region }) = parse(&["--print-policy", "b", "dial9-traces"])
+        else {
             panic!()
         };
         assert_eq!((bucket.as_str(), prefix.unwrap().as_str()), ("b", "dial9-traces/"));
-        let Ok(Command::PrintPolicy { prefix, .. }) = parse(&["--print-policy", "s3://b/"]) else {
+        assert!(region.is_none());
+        let Ok(Command::PrintPolicy { prefix, region, .. }) =
+            parse(&["--print-policy", "s3://b/", "--region", "cn-north-1"])
+        else {
             panic!()
         };
         assert!(prefix.is_none());
+        assert_eq!(region.unwrap().partition(), "aws-cn");
+        assert!(parse(&["--print-policy", "b", "--region", "Not A Region"]).is_err());
     }
 
     #[test]

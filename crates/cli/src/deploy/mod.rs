@@ -18,7 +18,7 @@ pub const USAGE: &str = "usage:
                 [--allow-endpoint URL]... [--allow-loopback] [--dry-run]
   d9lens deploy --in-place [--dist DIR] (--allow-endpoint URL... | --allow-loopback)
   d9lens deploy --print-cors ORIGIN
-  d9lens deploy --print-policy BUCKET [PREFIX]
+  d9lens deploy --print-policy BUCKET [PREFIX] [--region R]
 
 Uploads the built page in DIR (default dist, from `trunk build --release`) under
 PREFIX: every file with its Content-Type and Cache-Control (no-cache for pages, a
@@ -41,7 +41,8 @@ production deploy should not need it.
 --print-cors prints the bucket CORS rule for a page served at ORIGIN (as `aws
 s3api put-bucket-cors --cors-configuration file://cors.json` takes it);
 --print-policy the IAM policy of the page's readers (list PREFIX, get its
-objects). Neither needs credentials nor sends anything.
+objects; --region puts its ARNs in that region's partition, e.g. aws-cn).
+Neither needs credentials nor sends anything.
 
 Credentials, region and endpoint come from the environment as for `d9lens s3`
 (d9lens s3 --help); the identity needs s3:PutObject, s3:GetObject and
@@ -74,10 +75,10 @@ pub fn run(argv: &[String]) -> Result<ExitCode, String> {
             println!("{}", cors_rule_json(origin.as_str()));
             Ok(ExitCode::SUCCESS)
         }
-        Command::PrintPolicy { bucket, prefix } => {
+        Command::PrintPolicy { bucket, prefix, region } => {
             println!(
                 "{}",
-                reader_policy_json(&bucket, prefix.as_ref()).map_err(|e| e.to_string())?
+                reader_policy_json(&bucket, prefix.as_ref(), region.as_ref()).map_err(|e| e.to_string())?
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -393,15 +393,6 @@ pub struct Policies {
     pub page_caller: Value,
 }
 
-/// `arn:aws`, `arn:aws-cn` or `arn:aws-us-gov`, by the region (any: `aws`).
-fn partition(region: Option<&Region>) -> &'static str {
-    match region.map(Region::as_str) {
-        Some(r) if r.starts_with("cn-") => "aws-cn",
-        Some(r) if r.starts_with("us-gov-") => "aws-us-gov",
-        _ => "aws",
-    }
-}
-
 /// The policies for function `name` reading `bucket` (under `prefix`), in
 /// `region` (`None`: any), storing results too large to answer under
 /// `results` (`fleet::stored`) when given. Refuses names with `*`, `?` or
@@ -419,7 +410,7 @@ pub fn policies(
             "{text:?}: a policy would read '*', '?' or '$' as a wildcard or variable"
         ));
     }
-    let arn = partition(region);
+    let arn = region.map_or("aws", Region::partition);
     let region = region.map_or("*", Region::as_str);
     let function_arn = format!("arn:{arn}:lambda:{region}:*:function:{name}");
     let bucket_arn = format!("arn:{arn}:s3:::{}", bucket.as_str());

@@ -297,6 +297,17 @@ impl Region {
         &self.0
     }
 
+    /// The ARN partition this region is in: `aws-cn`, `aws-us-gov`, else `aws`.
+    pub fn partition(&self) -> &'static str {
+        if self.0.starts_with("cn-") {
+            "aws-cn"
+        } else if self.0.starts_with("us-gov-") {
+            "aws-us-gov"
+        } else {
+            "aws"
+        }
+    }
+
     /// The DNS suffix of AWS endpoints in this region's partition.
     pub(crate) fn aws_dns_suffix(&self) -> &'static str {
         if self.0.starts_with("cn-") {

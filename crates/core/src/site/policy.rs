@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::error::SiteError;
 use super::path::Prefix;
-use crate::s3::BucketName;
+use crate::s3::{BucketName, Region};
 
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]
@@ -38,14 +38,20 @@ struct PrefixCondition {
 }
 
 /// The reader policy for `bucket`, limited to `prefix` when one is given (a root
-/// prefix is the whole bucket). Refuses names with `*`, `?` or `$`, which the
-/// policy would read as wildcards or variables.
-pub fn reader_policy_json(bucket: &BucketName, prefix: Option<&Prefix>) -> Result<String, SiteError> {
+/// prefix is the whole bucket), in the ARN partition of `region` (none:
+/// `aws`). Refuses names with `*`, `?` or `$`, which the policy would read
+/// as wildcards or variables.
+pub fn reader_policy_json(
+    bucket: &BucketName,
+    prefix: Option<&Prefix>,
+    region: Option<&Region>,
+) -> Result<String, SiteError> {
     let prefix = prefix.map_or("", Prefix::as_str);
     if let Some(name) = wildcard_in([bucket.as_str(), prefix]) {
         return Err(SiteError::PolicyWildcard(name.to_owned()));
     }
-    let bucket_arn = format!("arn:aws:s3:::{}", bucket.as_str());
+    let partition = region.map_or("aws", Region::partition);
+    let bucket_arn = format!("arn:{partition}:s3:::{}", bucket.as_str());
     let policy = Policy {
         version: "2012-10-17",
         statement: [list_bucket(&bucket_arn, prefix), get_objects(&bucket_arn, prefix)],
@@ -101,7 +107,7 @@ mod tests {
     fn policy(bucket: &str, prefix: Option<&str>) -> Value {
         let bucket = BucketName::new(bucket).unwrap();
         let prefix = prefix.map(|p| Prefix::new(p).unwrap());
-        serde_json::from_str(&reader_policy_json(&bucket, prefix.as_ref()).unwrap()).unwrap()
+        serde_json::from_str(&reader_policy_json(&bucket, prefix.as_ref(), None).unwrap()).unwrap()
     }
 
     #[test]
@@ -139,9 +145,25 @@ mod tests {
     #[test]
     fn refuses_wildcards() {
         let bucket = BucketName::new("b*").unwrap();
-        assert!(reader_policy_json(&bucket, None).is_err());
+        assert!(reader_policy_json(&bucket, None, None).is_err());
         let bucket = BucketName::new("b").unwrap();
         let prefix = Prefix::new("${aws:username}").unwrap();
-        assert!(reader_policy_json(&bucket, Some(&prefix)).is_err());
+        assert!(reader_policy_json(&bucket, Some(&prefix), None).is_err());
+    }
+
+    #[test]
+    fn arns_are_in_the_regions_partition() {
+        let bucket = BucketName::new("acme-traces").unwrap();
+        for (region, arn) in [
+            ("cn-north-1", "arn:aws-cn:s3:::acme-traces"),
+            ("us-gov-west-1", "arn:aws-us-gov:s3:::acme-traces"),
+            ("eu-west-1", "arn:aws:s3:::acme-traces"),
+        ] {
+            let region = Region::new(region).unwrap();
+            let text = reader_policy_json(&bucket, None, Some(&region)).unwrap();
+            let policy: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(policy["Statement"][0]["Resource"], arn);
+            assert_eq!(policy["Statement"][1]["Resource"], format!("{arn}/*"));
+        }
     }
 }
