@@ -885,6 +885,31 @@ fn invocations(stderr: &str) -> usize {
         .unwrap_or_else(|| panic!("no invocation count in {stderr}"))
 }
 
+/// `d9lens s3 analyze BUCKET --json` (past the CORS front) on the emulated
+/// function, in batches of 1 MB, three at once, with `extra` flags.
+fn analyze_on_lambda(bucket: &str, s: &Servers, emulator: &LambdaEmulator, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "s3",
+        "analyze",
+        bucket,
+        "--endpoint",
+        &s.plain,
+        "--json",
+        "--lambda",
+        "_",
+    ];
+    args.extend([
+        "--lambda-endpoint",
+        &emulator.endpoint,
+        "--batch-mb",
+        "1",
+        "--jobs",
+        "3",
+    ]);
+    args.extend(extra);
+    d9lens(&args)
+}
+
 /// The whole bucket analyzed by the Lambda function in batches, several at
 /// once, is the report a local run gives: same files, same errors (a broken
 /// segment among them), same numbers.
@@ -895,22 +920,7 @@ fn analysis_on_lambda_equals_the_local_analysis() {
     let bucket = format!("s3://{BUCKET}/version=1/");
     // Past the CORS front, whose request log and faults belong to other tests.
     let local = d9lens(&["s3", "analyze", &bucket, "--endpoint", &s.plain, "--json"]);
-    let on_lambda = d9lens(&[
-        "s3",
-        "analyze",
-        &bucket,
-        "--endpoint",
-        &s.plain,
-        "--json",
-        "--lambda",
-        "_",
-        "--lambda-endpoint",
-        &emulator.endpoint,
-        "--batch-mb",
-        "1",
-        "--jobs",
-        "3",
-    ]);
+    let on_lambda = analyze_on_lambda(&bucket, s, &emulator, &[]);
     let err = text(&on_lambda.stderr);
     assert_eq!(on_lambda.status.code(), local.status.code(), "{err}");
     let invocations = invocations(&err);
@@ -937,24 +947,7 @@ fn results_stored_by_lambda_equal_the_local_analysis() {
     let emulator = lambda_emulator(&[("D9LENS_INLINE_ANSWER_LIMIT", "0")]);
     let bucket = format!("s3://{BUCKET}/version=1/");
     let local = d9lens(&["s3", "analyze", &bucket, "--endpoint", &s.plain, "--json"]);
-    let stored = d9lens(&[
-        "s3",
-        "analyze",
-        &bucket,
-        "--endpoint",
-        &s.plain,
-        "--json",
-        "--lambda",
-        "_",
-        "--lambda-endpoint",
-        &emulator.endpoint,
-        "--lambda-results",
-        "d9lens-results",
-        "--batch-mb",
-        "1",
-        "--jobs",
-        "3",
-    ]);
+    let stored = analyze_on_lambda(&bucket, &s, &emulator, &["--lambda-results", "d9lens-results"]);
     let err = text(&stored.stderr);
     assert_eq!(stored.status.code(), local.status.code(), "{err}");
     let invocations = invocations(&err);
