@@ -66,6 +66,11 @@ fn expansion(abs: f64, digits: usize) -> String {
     }
 }
 
+/// `n` things, the noun in the plural but for one: "1 file", "1,240 files".
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{} {noun}{}", grouped(n as i64), if n == 1 { "" } else { "s" })
+}
+
 /// en-US `toLocaleString()` of an integer: a comma every three digits.
 pub fn grouped(value: i64) -> String {
     let digits = value.unsigned_abs().to_string();
@@ -182,6 +187,13 @@ pub fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_say_one_thing_or_several() {
+        assert_eq!(count(1, "file"), "1 file");
+        assert_eq!(count(0, "file"), "0 files");
+        assert_eq!(count(1_240, "file"), "1,240 files");
+    }
 
     #[test]
     fn bytes_have_three_significant_digits() {

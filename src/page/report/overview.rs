@@ -19,9 +19,9 @@ pub fn view(report: &Arc<Report>, state: AppState) -> impl IntoView + use<> {
     let health = r.health();
     let s = &r.summary;
     let what = format!(
-        "{} · {} file(s) · {} ms · {} events · {} workers{}",
+        "{}{} · {} ms · {} events · {} workers{}",
         r.label,
-        r.files.len(),
+        r.files_unless_labelled().map(|f| format!(" · {f}")).unwrap_or_default(),
         to_fixed(s.duration_ms, 1),
         grouped(s.event_count as i64),
         s.workers.len(),

@@ -10,7 +10,7 @@ mod draw;
 
 use crate::page::session::AppState;
 use d9lens_core::civil::utc_timestamp;
-use d9lens_core::fmt::fmt_dur;
+use d9lens_core::fmt::{count, fmt_dur};
 use d9lens_core::report::Moment;
 use d9lens_core::timeline::{NavKey, PollLink, PollRef, RowKind, Scene, TimelineLink, View, parse_time, poll_at};
 use leptos::prelude::*;
@@ -448,7 +448,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
             <header class="section-head">
                 <h2>"Timeline"</h2>
                 <span class="section-sub">
-                    {format!("{polls} polls in {files} file(s) · wheel to zoom, drag to pan, shift-drag to pick a window, W/A/S/D")}
+                    {format!("{polls} polls in {} · wheel to zoom, drag to pan, shift-drag to pick a window, W/A/S/D", count(files, "file"))}
                 </span>
             </header>
             <div class="tl-toolbar">

@@ -2,16 +2,16 @@
 //! (finding messages, frame names) go through `fmt::printable`.
 
 use super::{Comparison, Delta, Unit};
-use crate::fmt::{fmt_dur, printable, to_fixed};
+use crate::fmt::{count, fmt_dur, printable, to_fixed};
 use std::fmt::Write;
 
 pub fn render(c: &Comparison) -> String {
     let mut o = String::new();
     let side = |s: &super::Side| {
         format!(
-            "{} ({} file(s), {})",
+            "{} ({}, {})",
             printable(&s.label),
-            s.files,
+            count(s.files, "file"),
             fmt_dur(s.duration_ms * 1e6)
         )
     };

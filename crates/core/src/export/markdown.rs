@@ -4,7 +4,7 @@
 //! none of them can open a link, an image or a table cell in the reader.
 
 use crate::compare::{figures, span_names, text::value};
-use crate::fmt::{fmt_dur, pct, to_fixed};
+use crate::fmt::{count, fmt_dur, pct, to_fixed};
 use crate::frames::format_frame;
 use crate::report::{Report, Severity};
 use std::fmt::Write;
@@ -18,9 +18,9 @@ pub fn render(r: &Report) -> String {
     let _ = writeln!(o, "# d9lens report: {}\n", md(&r.label));
     let _ = writeln!(
         o,
-        "**{}** · {} file(s) · {} · {} events · {} workers\n",
+        "**{}** · {} · {} · {} events · {} workers\n",
         r.health().label(),
-        r.files.len(),
+        count(r.files.len(), "file"),
         fmt_dur(s.duration_ms * 1e6),
         s.event_count,
         s.workers.len()

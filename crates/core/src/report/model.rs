@@ -61,6 +61,13 @@ impl Health {
 }
 
 impl Report {
+    /// "N files" for a report's head, unless its label says just that
+    /// already (the label of a selection nobody named).
+    pub fn files_unless_labelled(&self) -> Option<String> {
+        let files = crate::fmt::count(self.files.len(), "file");
+        (files != self.label).then_some(files)
+    }
+
     pub fn health(&self) -> Health {
         let has = |s: Severity| self.red_flags.iter().any(|f| f.severity == s);
         if has(Severity::Critical) {
@@ -524,4 +531,26 @@ pub struct TaskAlloc {
     pub sampled_bytes: u64,
     pub estimated_bytes: f64,
     pub spawn_loc: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_head_counts_files_unless_the_label_does() {
+        let files = vec!["a.bin".to_owned(), "b.bin".to_owned()];
+        let unnamed = Report {
+            label: "2 files".into(),
+            files: files.clone(),
+            ..Report::default()
+        };
+        assert_eq!(unnamed.files_unless_labelled(), None);
+        let named = Report {
+            label: "2 segments from s3://b/p/".into(),
+            files,
+            ..Report::default()
+        };
+        assert_eq!(named.files_unless_labelled().as_deref(), Some("2 files"));
+    }
 }
