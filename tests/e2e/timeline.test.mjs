@@ -82,6 +82,8 @@ test('the long-poll flag shows its poll, and the link reopens it', { timeout: 24
   assert.match(await detail.innerText(), /Poll of 32\.33ms · task 9 · worker 1/);
   assert.match(await page.locator('[data-testid=poll-detail-loc]').innerText(), /examples\/metrics-service\/src\/main\.rs:334:14$/);
   await page.locator('[data-testid=poll-diagnosis]').waitFor({ timeout: 60_000 });
+  // Kernel addresses fold into one entry; the frames after it say what blocked.
+  assert.match(await page.locator('[data-testid=poll-diagnosis]').innerText(), /\[kernel\] \(26 frames\)\s+getdents64[\s\S]*load_pem_certs_from_dir/);
   assert.match(await page.locator('[data-testid=task-history]').innerText(), /polled \d+ time\(s\)/);
   // Zoomed to the poll: its 32.33 ms take a good part of the window.
   const [a, b] = await windowOf(page);

@@ -11,6 +11,8 @@
 use super::workers::{self, Poll};
 use crate::fmt::{fmt_dur, to_fixed};
 use crate::frames::{diagnose_stack, format_frame};
+use crate::profile::labels::KERNEL;
+use crate::profile::origin::is_kernel_address;
 use crate::report::Frame;
 use crate::trace::{ParsedTrace, SOURCE_OFF_CPU};
 use indexmap::IndexMap;
@@ -105,7 +107,8 @@ pub enum CpuState {
 #[serde(rename_all = "camelCase")]
 pub struct StackSummary {
     pub count: usize,
-    /// Display texts of the first sample's leaf-most frames (up to 12).
+    /// Display texts of the first sample's leaf-most frames (up to 12, a run
+    /// of kernel addresses counting as one).
     pub frames: Vec<String>,
     /// Raw symbol of the leaf frame (what corroboration matches on).
     pub leaf_symbol: Option<String>,
@@ -327,11 +330,33 @@ fn display(f: &Frame) -> String {
     format_frame(&f.symbol, f.location.as_deref())
 }
 
+/// Display texts, leaf first, with each run of unresolved kernel addresses
+/// as one `[kernel]` entry (as the flamegraph folds them): the frames after
+/// it are the ones that say what the thread was doing.
+fn folded_display(frames: &[Frame]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < frames.len() && out.len() < STACK_FRAMES {
+        let run = frames[i..].iter().take_while(|f| is_kernel_address(&f.symbol)).count();
+        if run == 0 {
+            out.push(display(&frames[i]));
+            i += 1;
+        } else {
+            out.push(match run {
+                1 => KERNEL.to_owned(),
+                n => format!("{KERNEL} ({n} frames)"),
+            });
+            i += run;
+        }
+    }
+    out
+}
+
 fn summarize(count: usize, frames: &[Frame]) -> StackSummary {
     let d = diagnose_stack(frames);
     StackSummary {
         count,
-        frames: frames.iter().take(STACK_FRAMES).map(display).collect(),
+        frames: folded_display(frames),
         leaf_symbol: frames.first().map(|f| f.symbol.to_string()),
         syscall: d.syscall.map(display),
         blocker: d.blocker.map(|f| f.symbol.to_string()),
