@@ -10,7 +10,7 @@ use d9lens_core::analysis::interim::{Interim, Next};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, crash};
 use d9lens_core::fleet::packed::outcomes_of;
 use d9lens_core::report::{FileError, Report};
-use d9lens_core::timeline::{FileTimeline, Scene};
+use d9lens_core::timeline::{KeptTimelines, Scene};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -149,8 +149,8 @@ struct Run {
     sources: HashMap<u32, (String, Source)>,
     /// Jobs that failed without any analysis (download, worker crash, cancel): retryable.
     retryable: HashSet<u32>,
-    /// Each analyzed file's timeline.
-    timelines: Vec<FileTimeline>,
+    /// The analyzed files' timelines, within the tab's budget for them.
+    timelines: KeptTimelines,
     /// Questions about files of this run waiting for their answer.
     inspecting: HashMap<u32, Answer>,
     /// When to show the report of the files in so far.
@@ -599,7 +599,9 @@ impl AppState {
                 let error = outcome.error.clone();
                 {
                     let mut run = run.borrow_mut();
-                    run.timelines.extend(outcome.timeline.take());
+                    if let Some(timeline) = outcome.timeline.take() {
+                        run.timelines.add(timeline);
+                    }
                     run.pending.remove(&id);
                     if error.is_none() || outcome.events > 0 {
                         run.usable += 1;
@@ -695,7 +697,7 @@ impl AppState {
             } else {
                 run.timelines.clone()
             };
-            let scene = (run.usable > 0).then(|| Scene::new(timelines));
+            let scene = (run.usable > 0).then(|| Scene::of_kept(timelines));
             let stats = RunStats {
                 files: run.files,
                 failed: run.failed,

@@ -12,7 +12,9 @@ use crate::page::session::AppState;
 use d9lens_core::civil::utc_timestamp;
 use d9lens_core::fmt::{count, fmt_dur};
 use d9lens_core::report::Moment;
-use d9lens_core::timeline::{NavKey, PollLink, PollRef, RowKind, Scene, TimelineLink, View, parse_time, poll_at};
+use d9lens_core::timeline::{
+    BUDGET_BYTES, NavKey, PollLink, PollRef, RowKind, Scene, TimelineLink, View, parse_time, poll_at,
+};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -428,6 +430,17 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
     };
     let polls = scene.poll_count();
     let files = scene.files.len();
+    let left_out = (scene.left_out > 0).then(|| {
+        view! {
+            <p class="muted" data-testid="timeline-left-out">
+                {format!(
+                    "{} more not drawn: their timelines would pass the {} this tab keeps for timelines. Select fewer files to see them.",
+                    count(scene.left_out, "file"),
+                    d9lens_core::fmt::bytes(BUDGET_BYTES as u64)
+                )}
+            </p>
+        }
+    });
     let bytes: usize = scene.files.iter().map(|f| f.bytes()).sum();
     let detail_scene = scene.clone();
     let window_scene = scene.clone();
@@ -451,6 +464,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
                     {format!("{polls} polls in {} · wheel to zoom, drag to pan, shift-drag to pick a window, W/A/S/D", count(files, "file"))}
                 </span>
             </header>
+            {left_out}
             <div class="tl-toolbar">
                 <button type="button" class="button" data-testid="timeline-reset" on:click=move |_| view.update(|v| *v = View::all(v.total))>
                     "Whole trace"

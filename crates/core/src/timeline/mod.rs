@@ -2,10 +2,12 @@
 //! compact columns (`model`, of `column`s), moved as bytes (`codec`), placed with other
 //! files on one axis (`scene`), how busy each worker was over it (`load`), navigated (`view`) and reduced to what a
 //! window of some pixels can show (`lod`), with stable colours (`palette`),
-//! and filled as pixels a row at a time (`pixels`).
+//! and filled as pixels a row at a time (`pixels`). A run keeps its files'
+//! timelines within a memory budget (`kept`).
 
 mod codec;
 mod column;
+mod kept;
 mod link;
 mod load;
 mod lod;
@@ -17,6 +19,7 @@ mod view;
 
 pub use codec::{CodecError, decode, encode};
 pub use column::{Blocked, Indices, Slices};
+pub use kept::{BUDGET_BYTES, KeptTimelines};
 pub use link::{PollLink, TimelineLink};
 pub use load::{LaneLoad, counter_sums, worker_load};
 pub use lod::{AxisMap, Mark, MarkKind, counter_marks, park_marks, poll_at, poll_marks, span_marks, tick_marks};

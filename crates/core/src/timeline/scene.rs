@@ -2,6 +2,7 @@
 //! file), placed by wall-clock time so gaps between segments show as gaps,
 //! and the rows the page draws, top to bottom.
 
+use super::kept::KeptTimelines;
 use super::lod::AxisMap;
 use super::model::{CounterKind, FileTimeline};
 use super::palette::{Colour, colour};
@@ -76,6 +77,8 @@ pub struct Scene {
     /// Per file: each task's colour (by spawn location), each string's (span names).
     pub task_colour: Vec<Vec<Colour>>,
     pub string_colour: Vec<Vec<Colour>>,
+    /// Files of the run whose timelines were left out ([`KeptTimelines`]).
+    pub left_out: usize,
 }
 
 /// "host · boot" of an S3 segment key; a local file is its own group.
@@ -90,6 +93,15 @@ pub fn group_label(file: &str) -> String {
 }
 
 impl Scene {
+    /// The scene of a run's kept timelines, saying how many were left out.
+    pub fn of_kept(kept: KeptTimelines) -> Scene {
+        let left_out = kept.left_out();
+        Scene {
+            left_out,
+            ..Scene::new(kept.into_files())
+        }
+    }
+
     pub fn new(mut files: Vec<FileTimeline>) -> Scene {
         files.sort_by(|a, b| (a.wall_start, &a.file).cmp(&(b.wall_start, &b.file)));
         let (wall_origin, maps) = AxisMap::place(files.iter().map(|f| (f.start, f.wall_start)));
