@@ -466,30 +466,8 @@ fn deploy_lambda_dry_run_lists_the_requests_and_sends_none() {
     let zip = dir.join("bootstrap.zip");
     // Bytes whose base64 would be recognisable in the output.
     std::fs::write(&zip, b"PK\x03\x04 the function's code").unwrap();
-    const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
-    let out = Command::new(env!("CARGO_BIN_EXE_d9lens"))
-        .args([
-            "deploy-lambda",
-            "--function",
-            "d9lens",
-            "--role",
-            "arn:aws:iam::123456789012:role/d9lens-lambda",
-            "--zip",
-            zip.to_str().unwrap(),
-            "--region",
-            "eu-west-1",
-            // TEST-NET-1: nothing answers there, so a request sent would fail the run.
-            "--endpoint",
-            "http://192.0.2.1:9",
-            "--allow-origin",
-            "https://traces.example.com",
-            "--dry-run",
-        ])
-        .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
-        .env("AWS_SECRET_ACCESS_KEY", SECRET)
-        .env("AWS_SESSION_TOKEN", "SESSIONTOKEN")
-        .output()
-        .expect("run d9lens");
+    // TEST-NET-1: nothing answers there, so a request sent would fail the run.
+    let out = deploy_lambda_against("http://192.0.2.1:9", &zip, &["--dry-run"]);
     std::fs::remove_dir_all(&dir).unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -515,7 +493,7 @@ fn deploy_lambda_dry_run_lists_the_requests_and_sends_none() {
     );
     assert!(stdout.contains("nothing is sent"), "{stdout}");
     assert!(stdout.contains("https://traces.example.com"), "{stdout}");
-    for secret in [SECRET, "SESSIONTOKEN", "UEsDBCB0aGUg", "Signature"] {
+    for secret in [SECRET, SESSION_TOKEN, "UEsDBCB0aGUg", "Signature"] {
         assert!(
             !stdout.contains(secret) && !stderr.contains(secret),
             "{secret}: {stdout}{stderr}"
@@ -574,7 +552,13 @@ fn fake_lambda(
     (endpoint, rx)
 }
 
-fn deploy_lambda_against(endpoint: &str, zip: &Path) -> Output {
+/// The secret and session token `deploy_lambda_against` runs with.
+const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+const SESSION_TOKEN: &str = "SESSIONTOKEN";
+
+/// `d9lens deploy-lambda` of `zip` as function d9lens in eu-west-1, sent to
+/// `endpoint`, its URL open to https://traces.example.com, with `extra` flags.
+fn deploy_lambda_against(endpoint: &str, zip: &Path, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_d9lens"))
         .args([
             "deploy-lambda",
@@ -591,9 +575,10 @@ fn deploy_lambda_against(endpoint: &str, zip: &Path) -> Output {
             "--allow-origin",
             "https://traces.example.com",
         ])
+        .args(extra)
         .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
-        .env("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
-        .env_remove("AWS_SESSION_TOKEN")
+        .env("AWS_SECRET_ACCESS_KEY", SECRET)
+        .env("AWS_SESSION_TOKEN", SESSION_TOKEN)
         .output()
         .expect("run d9lens")
 }
@@ -637,7 +622,7 @@ fn deploy_lambda_creates_a_missing_function_and_its_url() {
     });
     let zip = std::env::temp_dir().join(format!("d9lens-create-lambda-{}.zip", std::process::id()));
     std::fs::write(&zip, b"PK\x03\x04code").unwrap();
-    let out = deploy_lambda_against(&endpoint, &zip);
+    let out = deploy_lambda_against(&endpoint, &zip, &[]);
     std::fs::remove_file(&zip).unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
@@ -687,7 +672,7 @@ fn deploy_lambda_names_lambdas_error() {
     });
     let zip = std::env::temp_dir().join(format!("d9lens-denied-lambda-{}.zip", std::process::id()));
     std::fs::write(&zip, b"PK\x03\x04code").unwrap();
-    let out = deploy_lambda_against(&endpoint, &zip);
+    let out = deploy_lambda_against(&endpoint, &zip, &[]);
     std::fs::remove_file(&zip).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1), "{stderr}");
