@@ -86,7 +86,9 @@ impl Batch {
             (true, _) => return Err("the request has no body: POST a batch as JSON".into()),
         };
         let batch: Batch = batch.map_err(|e| format!("not a d9lens batch: {e}"))?;
-        super::stored::results_key(&batch)?;
+        if let Some(prefix) = &batch.results_prefix {
+            super::stored::results_prefix(prefix)?;
+        }
         Ok((batch, via))
     }
 }

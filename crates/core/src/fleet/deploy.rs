@@ -463,8 +463,9 @@ pub fn policies(
     ];
     if let Some(results) = results.map(Prefix::as_str) {
         function_role.push(with_sid("StoreResults", put_objects(&bucket_arn, results)));
-        cli_caller.push(with_sid("ReadResults", get_objects(&bucket_arn, results)));
-        page_caller.push(with_sid("ReadResults", get_objects(&bucket_arn, results)));
+        let read_results = with_sid("ReadResults", get_objects(&bucket_arn, results));
+        cli_caller.push(read_results.clone());
+        page_caller.push(read_results);
     }
     Ok(Policies {
         function_role: policy(Value::Array(function_role)),
