@@ -12,7 +12,7 @@ use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::SegmentRecord;
 use d9lens_core::fleet::packed::read_answer;
 use d9lens_core::fleet::{Answered, Batch, FunctionUrl, function_url_request};
-use d9lens_core::s3::{Connection, Exchange, HttpRequest, ListObjectsV2, S3Config, S3Error, Step, Timestamp};
+use d9lens_core::s3::{Connection, Exchange, HttpRequest, ListObjectsV2, Region, S3Config, S3Error, Step, Timestamp};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -29,8 +29,8 @@ impl Client {
     }
 
     /// The region requests are signed for (changes after a wrong-region retry).
-    pub fn region(&self) -> String {
-        self.inner.borrow().config().region.as_str().to_owned()
+    pub fn region(&self) -> Region {
+        self.inner.borrow().config().region.clone()
     }
 
     pub fn bucket(&self) -> String {

@@ -61,11 +61,10 @@ impl Problem {
 
     /// Adds the readers' IAM policy for the bucket, prefix and region the
     /// request was for, where access was refused or the request was blocked.
-    pub fn for_bucket(mut self, bucket: &BucketName, prefix: &str, region: &str) -> Self {
+    pub fn for_bucket(mut self, bucket: &BucketName, prefix: &str, region: &Region) -> Self {
         if matches!(self.kind.as_str(), "access-denied" | "network") {
             let prefix = Prefix::new(prefix).ok();
-            let region = Region::new(region).ok();
-            self.policy = reader_policy_json(bucket, prefix.as_ref(), region.as_ref()).ok();
+            self.policy = reader_policy_json(bucket, prefix.as_ref(), Some(region)).ok();
         }
         self
     }

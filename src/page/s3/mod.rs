@@ -179,7 +179,7 @@ impl S3State {
             bucket: f.bucket.get_untracked().trim().to_owned(),
             region: self
                 .client()
-                .map(|c| c.region())
+                .map(|c| c.region().as_str().to_owned())
                 .unwrap_or_else(|| f.region.get_untracked().trim().to_owned()),
             prefix: f.prefix.get_untracked(),
             max_keys: limits.page_size.filter(|&n| n != DEFAULT_MAX_KEYS),
@@ -326,15 +326,15 @@ impl S3State {
             state.client.set_value(Some(client.clone()));
             state
                 .connected
-                .set(Some(format!("{} ({})", client.bucket(), client.region())));
+                .set(Some(format!("{} ({})", client.bucket(), client.region().as_str())));
             url_state::write(&state.url_state());
             let result = state.discovery.list(client.clone(), prefix.clone(), limits).await;
             // The region may have been corrected by S3's answer.
-            if client.region() != state.form.region.get_untracked() {
-                state.form.region.set(client.region());
+            if client.region().as_str() != state.form.region.get_untracked() {
+                state.form.region.set(client.region().as_str().to_owned());
                 state
                     .connected
-                    .set(Some(format!("{} ({})", client.bucket(), client.region())));
+                    .set(Some(format!("{} ({})", client.bucket(), client.region().as_str())));
             }
             state.connecting.set(false);
             match result {

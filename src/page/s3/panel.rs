@@ -39,7 +39,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
             retrieval::start(app, &selection, client);
             return;
         }
-        let region = d9lens_core::s3::Region::new(&client.region()).expect("the client signs for a valid region");
+        let region = client.region();
         let results = s3.form.lambda_results.get_untracked();
         let results = match results.trim() {
             "" => Ok(None),
