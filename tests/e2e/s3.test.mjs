@@ -868,15 +868,21 @@ async function startLambda(env = {}) {
   };
 }
 
+/** A page connected and listed, its Lambda row filled in with `fields` (test id suffix → value). */
+async function connectedOnLambda(lambda, fields) {
+  const { page } = await openPage();
+  await page.click('[data-testid=s3-lambda] summary');
+  await page.fill('[data-testid=s3-lambda-url]', lambda.url);
+  for (const [field, value] of Object.entries(fields)) await page.fill(`[data-testid=s3-lambda-${field}]`, value);
+  await connect(page);
+  await listed(page);
+  return page;
+}
+
 test('"Analyze on AWS Lambda" sends the selection to the function URL and the report equals the CLI', { timeout: 180_000 }, async () => {
   const lambda = await startLambda();
   try {
-    const { page } = await openPage();
-    await page.click('[data-testid=s3-lambda] summary');
-    await page.fill('[data-testid=s3-lambda-url]', lambda.url);
-    await page.fill('[data-testid=s3-lambda-jobs]', '2');
-    await connect(page);
-    await listed(page);
+    const page = await connectedOnLambda(lambda, { jobs: '2' });
     await control('DELETE', 'requests');
     await analyzePaymentsHost(page, async () => {
       // What the run will cost, before it starts: three small segments, one invocation.
@@ -899,12 +905,7 @@ test('results too large to answer are stored under the page\'s results prefix an
   const lambda = await startLambda({ D9LENS_INLINE_ANSWER_LIMIT: '0' });
   const results = path.join(s3.dataDir, s3.bucket, 'e2e-results');
   try {
-    const { page } = await openPage();
-    await page.click('[data-testid=s3-lambda] summary');
-    await page.fill('[data-testid=s3-lambda-url]', lambda.url);
-    await page.fill('[data-testid=s3-lambda-results]', 'e2e-results/');
-    await connect(page);
-    await listed(page);
+    const page = await connectedOnLambda(lambda, { results: 'e2e-results/' });
     await analyzePaymentsHost(page);
     const stored = fs.readdirSync(results).filter((f) => /^[0-9a-f]{64}\.d9lens-batch$/.test(f));
     assert.equal(stored.length, 1, `one batch, stored once: ${fs.readdirSync(results)}`);
