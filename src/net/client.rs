@@ -11,7 +11,7 @@ use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::SegmentRecord;
 use d9lens_core::fleet::packed::read_answer;
-use d9lens_core::fleet::{Answered, Batch, FunctionUrl, function_url_request};
+use d9lens_core::fleet::{Answered, Batch, FunctionUrl, function_url_request, invocation_error};
 use d9lens_core::s3::{Connection, Exchange, HttpRequest, ListObjectsV2, Region, S3Config, S3Error, Step, Timestamp};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -80,7 +80,7 @@ impl Client {
         let payload = serde_json::to_string(&batch).expect("a batch serializes");
         let response = drive(None, || function_url_request(url, &credentials, &payload, self.now()))
             .await
-            .map_err(|e| format!("AWS Lambda: {}", e.cause()))?;
+            .map_err(|e| invocation_error(&e))?;
         match read_answer(&batch, &response.headers, &response.body)? {
             Answered::Outcomes(outcomes) => Ok(outcomes),
             Answered::Stored(stored) => {

@@ -12,9 +12,9 @@ use crate::parallel;
 use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::fleet::packed::{outcomes_of, read_answer};
-use d9lens_core::fleet::{Answered, Batch, CostEstimate, LambdaTarget, invoke_request, plan_batches};
+use d9lens_core::fleet::{Answered, Batch, CostEstimate, LambdaTarget, invocation_error, invoke_request, plan_batches};
 use d9lens_core::s3::{Credentials, S3Config};
-use d9lens_http::Client;
+use d9lens_http::{Client, FetchError};
 
 pub fn analyze(
     client: &Client,
@@ -67,7 +67,10 @@ fn invoke(
     let what = format!("Lambda batch of {} segment(s) from {}", keys.len(), keys[0]);
     let answered = client
         .fetch(&what, |_, now| invoke_request(target, credentials, &payload, now))
-        .map_err(|e| e.cause())
+        .map_err(|e| match e {
+            FetchError::S3(e) => invocation_error(&e),
+            other => other.cause(),
+        })
         .and_then(|response| read_answer(&batch, &response.headers, &response.body))
         .and_then(|answered| match answered {
             Answered::Outcomes(outcomes) => Ok(outcomes),

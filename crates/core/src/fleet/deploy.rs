@@ -297,19 +297,8 @@ pub fn role_not_yet_usable(error: &S3Error) -> bool {
 /// A Lambda API error in a person's words: status, code and Lambda's message.
 pub fn api_error(error: &S3Error) -> String {
     match error {
-        S3Error::Service(ServiceError {
-            status, code, message, ..
-        }) => {
-            let mut text = format!("HTTP {status}");
-            if let Some(code) = code {
-                text.push_str(&format!(" {code}"));
-            }
-            if let Some(message) = message {
-                text.push_str(&format!(": {message}"));
-            }
-            text
-        }
-        other => other.to_string(),
+        S3Error::Service(e) => super::invoke::said(e),
+        other => super::invoke::unanswered(other),
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::s3::encode::uri_encode;
 use crate::s3::request::{ConfigError, CustomEndpoint};
 use crate::s3::sigv4::{self, Payload, SignableRequest, SigningParams, SigningSettings};
-use crate::s3::{Credentials, Endpoint, HttpRequest, Method, Region, SigningTime};
+use crate::s3::{Credentials, Endpoint, ErrorKind, HttpRequest, Method, Region, S3Error, ServiceError, SigningTime};
 
 /// Which function, where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,6 +173,76 @@ pub fn function_error(headers: &[(String, String)], body: &[u8]) -> Option<Strin
     ))
 }
 
+/// A call to a function (`Invoke`, or its URL) that failed before the
+/// function could answer, in Lambda's terms (the shared HTTP errors speak
+/// of S3): what happened, and what to do about it.
+pub fn invocation_error(error: &S3Error) -> String {
+    let S3Error::Service(e) = error else {
+        return unanswered(error);
+    };
+    let said = said(e);
+    match &e.kind {
+        ErrorKind::AccessDenied => format!(
+            "AWS Lambda refused the call ({said}): these credentials may not invoke the function. Allow \
+             `lambda:InvokeFunctionUrl` (a function URL) or `lambda:InvokeFunction` on it; `d9lens \
+             deploy-lambda --function NAME --print-policies BUCKET` prints the callers' policy."
+        ),
+        ErrorKind::InvalidAccessKeyId
+        | ErrorKind::SignatureDoesNotMatch
+        | ErrorKind::ExpiredToken
+        | ErrorKind::InvalidToken
+        | ErrorKind::RequestTimeTooSkewed { .. }
+        | ErrorKind::RequestExpired { .. } => format!(
+            "AWS Lambda refused the credentials ({said}): check the access key, the secret key, the session \
+             token's expiry, and this computer's clock."
+        ),
+        ErrorKind::NotFound | ErrorKind::NoSuchKey | ErrorKind::NoSuchBucket => {
+            format!("AWS Lambda has no such function ({said}): check the function's name or URL, and its region.")
+        }
+        ErrorKind::Throttled => format!(
+            "AWS Lambda throttled the calls ({said}), and the retries too: run fewer at once (the account's \
+             concurrency is shared by all its functions)."
+        ),
+        ErrorKind::ServerError => format!(
+            "The function did not answer ({said}): it crashed, ran out of memory or time, or Lambda had an \
+             internal error. Its CloudWatch logs say which; a larger memory size (deploy-lambda --memory) \
+             also gives it more CPU."
+        ),
+        ErrorKind::WrongRegion { .. } | ErrorKind::InvalidRange | ErrorKind::Other => {
+            format!("AWS Lambda answered {said}.")
+        }
+    }
+}
+
+/// A Lambda call that got no HTTP answer, in Lambda's terms.
+pub(crate) fn unanswered(error: &S3Error) -> String {
+    match error {
+        S3Error::NetworkFailure { page_origin } => format!(
+            "The call to AWS Lambda failed without any answer. From a web page this almost always means the \
+             function URL's CORS configuration does not allow this page's origin ({page_origin}): `d9lens \
+             deploy-lambda --function NAME --allow-origin {page_origin}` adds it. Less often: a misspelt \
+             function URL, no network, or an extension or proxy blocking the request."
+        ),
+        S3Error::Unreachable { host, message } => format!("No answer from AWS Lambda at {host}: {message}."),
+        S3Error::TimedOut { secs } => {
+            format!("AWS Lambda did not answer within {secs} s, nor on the retries after it.")
+        }
+        S3Error::Service(e) => format!("AWS Lambda answered {}.", said(e)),
+    }
+}
+
+/// `HTTP 403 AccessDeniedException: …`: what Lambda said.
+pub(crate) fn said(e: &ServiceError) -> String {
+    let mut text = format!("HTTP {}", e.status);
+    if let Some(code) = &e.code {
+        text.push_str(&format!(" {code}"));
+    }
+    if let Some(message) = &e.message {
+        text.push_str(&format!(": {message}"));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +312,65 @@ mod tests {
             Some("the function failed (Runtime.ExitError): out of memory")
         );
         assert_eq!(function_error(&[], body), None);
+    }
+
+    /// Lambda's error answers (JSON, `x-amzn-ErrorType`) told as Lambda's,
+    /// never as S3's, with what to do.
+    #[test]
+    fn a_failed_call_is_told_as_lambdas() {
+        let answer = |status: u16, error_type: &str, body: &str| {
+            let headers = [("x-amzn-ErrorType".to_owned(), error_type.to_owned())];
+            invocation_error(&S3Error::from_response(status, &headers, body.as_bytes()))
+        };
+        let denied = answer(403, "AccessDeniedException", r#"{"Message":"Forbidden"}"#);
+        assert!(
+            denied.starts_with("AWS Lambda refused the call (HTTP 403 AccessDeniedException: Forbidden)"),
+            "{denied}"
+        );
+        assert!(denied.contains("lambda:InvokeFunctionUrl"), "{denied}");
+        let signature = answer(
+            403,
+            "InvalidSignatureException",
+            r#"{"message":"The request signature we calculated does not match"}"#,
+        );
+        assert!(
+            signature.starts_with("AWS Lambda refused the credentials"),
+            "{signature}"
+        );
+        let missing = answer(
+            404,
+            "ResourceNotFoundException",
+            r#"{"Type":"User","message":"Function not found"}"#,
+        );
+        assert!(
+            missing.starts_with(
+                "AWS Lambda has no such function (HTTP 404 ResourceNotFoundException: Function not found)"
+            ),
+            "{missing}"
+        );
+        let throttled = answer(
+            429,
+            "TooManyRequestsException",
+            r#"{"Reason":"ReservedFunctionConcurrentInvocationLimitExceeded"}"#,
+        );
+        assert!(throttled.contains("run fewer at once"), "{throttled}");
+        // A function URL whose function crashed; cargo-lambda's emulator answers 500.
+        for status in [500, 502] {
+            let failed = invocation_error(&S3Error::from_response(status, &[], b"Internal Server Error"));
+            assert!(
+                failed.starts_with(&format!("The function did not answer (HTTP {status})")),
+                "{failed}"
+            );
+        }
+        let cors = invocation_error(&S3Error::network_failure("https://tools.example.test/"));
+        assert!(cors.contains("--allow-origin https://tools.example.test`"), "{cors}");
+        let timed_out = invocation_error(&S3Error::timed_out(std::time::Duration::from_secs(900)));
+        assert_eq!(
+            timed_out,
+            "AWS Lambda did not answer within 900 s, nor on the retries after it."
+        );
+        for text in [denied, signature, missing, throttled, cors, timed_out] {
+            assert!(!text.contains("S3 "), "{text}");
+        }
     }
 }

@@ -23,6 +23,6 @@ pub mod stored;
 
 pub use batch::{Batch, Via, plan_batches};
 pub use cost::CostEstimate;
-pub use invoke::{FunctionUrl, LambdaTarget, function_error, function_url_request, invoke_request};
+pub use invoke::{FunctionUrl, LambdaTarget, function_error, function_url_request, invocation_error, invoke_request};
 pub use packed::{Answer, Answered, PackError, PackedOutcomes, Reply};
 pub use stored::StoredAnswer;

@@ -158,7 +158,8 @@ impl S3Error {
             Some("InvalidAccessKeyId" | "InvalidClientTokenId" | "UnrecognizedClientException") => {
                 ErrorKind::InvalidAccessKeyId
             }
-            Some("SignatureDoesNotMatch") => ErrorKind::SignatureDoesNotMatch,
+            // The second: AWS's JSON APIs (Lambda).
+            Some("SignatureDoesNotMatch" | "InvalidSignatureException") => ErrorKind::SignatureDoesNotMatch,
             Some("ExpiredToken" | "ExpiredTokenException" | "TokenRefreshRequired") => ErrorKind::ExpiredToken,
             Some("InvalidToken") => ErrorKind::InvalidToken,
             Some("NoSuchBucket") => ErrorKind::NoSuchBucket,
