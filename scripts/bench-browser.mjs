@@ -37,6 +37,8 @@
 //       Playwright (scripts/bare-chromium.mjs). S3S_FS=target/release/
 //       d9lens-s3-server serves from a release build of the S3 server;
 //       PROFILE=file.cpuprofile writes the page thread's CPU profile.
+//       FILE=PATH: every segment a copy of that one (a small one: what a
+//       file costs apart from its analysis, at thousands of files).
 //
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
@@ -581,14 +583,19 @@ async function fleet(count, runs) {
       else if (e.name.endsWith('.bin.gz') && fs.statSync(p).size > 500_000) busy.push(p);
     }
   };
-  walk(path.join(root, 'tests/fixtures/s3-bucket'));
+  if (process.env.FILE) busy.push(path.resolve(root, process.env.FILE));
+  else walk(path.join(root, 'tests/fixtures/s3-bucket'));
   busy.sort();
   let gz = 0;
   for (let i = 0; i < count; i++) {
     const [host, seg] = [i % 20, Math.floor(i / 20)];
-    const dir = path.join(s3.dataDir, s3.bucket, 'fleet', 'version=1', 'date=2026-11-30', 'service=checkout-api', `time=14${String(seg % 60).padStart(2, '0')}`, `instance=ip-10-0-9-${host}`, `boot=fleet-${host}`);
+    // A segment every 15 s per host; date= and time= are its start's, as
+    // dial9's uploader writes them (so key order is time order).
+    const ts = 1796047535 + 15 * seg;
+    const [date, hhmm] = new Date(ts * 1000).toISOString().replace(/:/g, '').split('T');
+    const dir = path.join(s3.dataDir, s3.bucket, 'fleet', 'version=1', `date=${date}`, 'service=checkout-api', `time=${hhmm.slice(0, 4)}`, `instance=ip-10-0-9-${host}`, `boot=fleet-${host}`);
     fs.mkdirSync(dir, { recursive: true });
-    const to = path.join(dir, `${1796047535 + 15 * seg}-${seg}.bin.gz`);
+    const to = path.join(dir, `${ts}-${seg}.bin.gz`);
     fs.copyFileSync(busy[i % busy.length], to);
     gz += fs.statSync(to).size;
   }
@@ -661,12 +668,22 @@ async function fleet(count, runs) {
           // The workers' own time per file (download excluded), against the wall.
           [...document.querySelectorAll('[data-testid=progress-row][data-analysis-ms]')].map((row) => Number(row.dataset.analysisMs)),
         ]);
+        // A number is only worth reading if every file was analyzed.
+        const failures = await tab.evaluate(() => {
+          const why = {};
+          for (const e of document.querySelectorAll('[data-testid=error]')) {
+            const text = e.textContent.replace(/[0-9]+/g, 'N').slice(0, 300);
+            why[text] = (why[text] ?? 0) + 1;
+          }
+          return why;
+        });
+        if (Object.keys(failures).length) console.log(`  failed files, by reason: ${JSON.stringify(failures)}`);
         perFile.sort((a, b) => a - b);
         const workerSum = perFile.reduce((a, b) => a + b, 0);
         console.log(
           `run ${r + 1}: first report ${first.toFixed(0)} ms after the click, whole report (${merged} files merged) ${whole.toFixed(0)} ms ` +
             `(${((gz / 1e6) / (whole / 1000)).toFixed(1)} MB gzip/s); Chromium ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB ` +
-            `(+${(peak - before).toFixed(0)} MB); wall ${Date.now() - t0} ms; the workers' analysis per file: median ` +
+            `(+${(peak - before).toFixed(0)} MB); wall ${Date.now() - t0} ms; the workers' analysis per file (${perFile.length} listed rows): median ` +
             `${perFile[perFile.length >> 1]?.toFixed(0)} ms, ${(workerSum / 1000).toFixed(1)} s in all`,
         );
         const growth = Object.entries(kindsAtPeak)

@@ -22,9 +22,11 @@ mapfile -t busy < <(find tests/fixtures/s3-bucket -name '*.bin.gz' -size +500k |
 for i in $(seq 0 $((count - 1))); do
   host=$((i % 20))
   seg=$((i / 20))
-  out="$dir/version=1/date=2026-11-30/service=checkout-api/time=14$(printf %02d $((seg % 60)))/instance=ip-10-0-9-$host/boot=fleet-$host"
+  # A segment every 15 s per host; date= and time= are its start's.
+  ts=$((1796047535 + 15 * seg))
+  out="$dir/version=1/date=$(date -u -d @$ts +%F)/service=checkout-api/time=$(date -u -d @$ts +%H%M)/instance=ip-10-0-9-$host/boot=fleet-$host"
   mkdir -p "$out"
-  cp "${busy[$((i % ${#busy[@]}))]}" "$out/$((1796047535 + 15 * seg))-$seg.bin.gz"
+  cp "${busy[$((i % ${#busy[@]}))]}" "$out/$ts-$seg.bin.gz"
 done
 files=$(find "$dir" -name '*.bin.gz' | sort)
 gz=$(cat $files | wc -c)
