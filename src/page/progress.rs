@@ -1,8 +1,9 @@
 //! The progress panel: one row per file of the current run.
 
-use crate::page::session::{AppState, FileRow};
+use crate::page::session::{AppState, FileRow, Status};
 use crate::page::units;
-use d9lens_core::fmt::grouped;
+use d9lens_core::fmt::{count, grouped};
+use d9lens_core::run::rows::{self as run_rows, RowState};
 use leptos::prelude::*;
 
 #[component]
@@ -32,6 +33,30 @@ pub fn ProgressPanel(state: AppState) -> impl IntoView {
             None => format!("Analyzing… {done} of {total} file{} done", plural(total)),
         }
     };
+    // A long run lists only some rows (`run::rows`): the others are counted.
+    let listed = Memo::new(move |_| {
+        state.rows.with(|rows| {
+            let states: Vec<RowState> = rows.iter().map(|r| row_state(r.status)).collect();
+            let listed = run_rows::listed(&states);
+            let shown: Vec<FileRow> = listed.rows.iter().map(|&i| rows[i].clone()).collect();
+            (shown, listed)
+        })
+    });
+    let left_out = move || {
+        let l = listed.with(|(_, l)| l.clone());
+        (l.left_out() > 0).then(|| {
+            let parts: Vec<String> = [(l.done_left_out, "done"), (l.waiting_left_out, "to come"), (l.failed_left_out, "failed")]
+                .into_iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, what)| format!("{} {what}", grouped(n as i64)))
+                .collect();
+            view! {
+                <tr class="muted" data-testid="progress-left-out" data-count=l.left_out().to_string()>
+                    <td colspan="5">{format!("Not listed: {} ({}).", count(l.left_out(), "more file"), parts.join(", "))}</td>
+                </tr>
+            }
+        })
+    };
     view! {
         <Show when=has_rows>
             <section class="card progress" data-testid="progress" class:running=move || state.running.get()>
@@ -49,10 +74,11 @@ pub fn ProgressPanel(state: AppState) -> impl IntoView {
                         </thead>
                         <tbody>
                             <For
-                                each=move || state.rows.get()
+                                each=move || listed.get().0
                                 key=|row: &FileRow| (row.id, row.status, row.events, row.bytes, row.size)
                                 children=move |row: FileRow| row_view(row)
                             />
+                            {left_out}
                         </tbody>
                     </table>
                 </div>
@@ -103,6 +129,15 @@ fn row_view(row: FileRow) -> impl IntoView {
                 <span class="muted">{worker}{took}</span>
             </td>
         </tr>
+    }
+}
+
+fn row_state(status: Status) -> RowState {
+    match status {
+        Status::Queued => RowState::Waiting,
+        Status::Fetching | Status::Reading | Status::Working(_) => RowState::InFlight,
+        Status::Done => RowState::Done,
+        Status::Failed => RowState::Failed,
     }
 }
 

@@ -9,6 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { FINAL_REPORT, REPORT_TIMEOUT, assertClean, dropFiles, fixtures, openPage as open, out, startBrowser, workersReady } from './browser.mjs';
@@ -156,4 +157,39 @@ test('a corrupt file is reported by name while the healthy one is still analyzed
   await page.screenshot({ path: path.join(out, 'corrupt.png'), fullPage: false });
   await assertClean(page, problems);
   await page.close();
+});
+
+test('a run of hundreds of files lists where the work is and counts the rest; every file is merged', { timeout: 240_000 }, async () => {
+  // 260 copies of a small healthy segment: past the 200 rows a run lists
+  // (core `run::rows`), so the table lists a window and counts the others.
+  const count = 260;
+  const source = path.join(fixtures, 's3-bucket/version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-57/boot=nzuq-22983/1796047541-0.bin.gz');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'd9lens-many-'));
+  try {
+    const files = Array.from({ length: count }, (_, i) => {
+      const f = path.join(dir, `seg-${String(i).padStart(3, '0')}.bin.gz`);
+      fs.copyFileSync(source, f);
+      return f;
+    });
+    const { page, problems } = await openPage();
+    await page.setInputFiles('[data-testid=file-input]', files);
+    // While it runs: a window of rows, and a count of the others.
+    const leftOut = page.locator('[data-testid=progress-left-out]');
+    await leftOut.waitFor({ timeout: REPORT_TIMEOUT });
+    await page.locator(FINAL_REPORT).waitFor({ timeout: REPORT_TIMEOUT });
+    await page.waitForFunction(() => !document.querySelector('[data-testid=report-progress][role=status]'), null, { timeout: REPORT_TIMEOUT });
+    assert.equal(await page.locator('[data-testid=report-progress]').getAttribute('data-merged'), String(count));
+    // Finished: the last 200 rows, all done; the first 60 counted as done.
+    const rows = page.locator('[data-testid=progress-row]');
+    assert.equal(await rows.count(), 200);
+    assert.equal(await page.locator('[data-testid=progress-row][data-status=done]').count(), 200);
+    assert.equal(await rows.first().getAttribute('data-file'), 'seg-060.bin.gz');
+    assert.equal(await rows.last().getAttribute('data-file'), 'seg-259.bin.gz');
+    assert.equal(await leftOut.getAttribute('data-count'), '60');
+    assert.equal((await leftOut.textContent()).trim(), 'Not listed: 60 more files (60 done).');
+    await assertClean(page, problems);
+    await page.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
