@@ -7,6 +7,8 @@ use crate::net::client::Client;
 use crate::page::session::{AppState, FileRow, Input, Invoke, Status};
 use crate::page::units;
 use crate::page::worker_pool::Source;
+
+use d9lens_core::analysis::in_fold_order;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::layout::{ParsedKey, parse_key};
 use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
@@ -32,6 +34,7 @@ pub fn start(app: AppState, selection: &Selection, client: Client) {
                 source: Source::Url {
                     presign: Rc::new(move || sign.presign_get(&url_key)),
                     cache: client.cached(&s.segment),
+                    size: s.segment.size,
                 },
             }
         })
@@ -49,8 +52,10 @@ pub fn start_on_lambda(
     results_prefix: Option<String>,
     at_once: usize,
 ) {
-    let files: Vec<(String, u64)> = selection.objects().map(|(key, size)| (key.to_owned(), size)).collect();
-    let batches = plan_batches(selection.objects(), DEFAULT_BATCH_MB << 20);
+    let mut files: Vec<(&str, u64)> = selection.objects().collect();
+    in_fold_order(&mut files, |(key, _)| key);
+    let batches = plan_batches(files.iter().copied(), DEFAULT_BATCH_MB << 20);
+    let files: Vec<(String, u64)> = files.into_iter().map(|(key, size)| (key.to_owned(), size)).collect();
     let url = Rc::new(url);
     let invoke: Invoke = Rc::new(move |keys| {
         let (client, url, results_prefix) = (client.clone(), url.clone(), results_prefix.clone());

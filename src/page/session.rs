@@ -7,7 +7,8 @@ use crate::page::worker_pool::{self, Job, Pool, PoolEvent, Source};
 use crate::protocol::Phase;
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::interim::{Interim, Next};
-use d9lens_core::analysis::{FileOutcome, Merger, Options, crash};
+
+use d9lens_core::analysis::{FileOutcome, Merger, Options, crash, in_fold_order};
 use d9lens_core::fleet::packed::outcomes_of;
 use d9lens_core::report::{FileError, Report};
 use d9lens_core::timeline::{KeptTimelines, Scene};
@@ -223,8 +224,11 @@ impl AppState {
     }
 
     /// Starts a new run over `inputs` (replacing any run in progress).
-    pub fn analyze(&self, inputs: Vec<Input>) {
+    pub fn analyze(&self, mut inputs: Vec<Input>) {
         let Some(ctl) = self.controller() else { return };
+        // In time order (a selection's), a fleet's files of one minute came
+        // host after host, each held until the first host's last one folded.
+        in_fold_order(&mut inputs, |i| &i.name);
         if inputs.is_empty() {
             self.notice
                 .set(Some("No trace files found (looking for .bin and .bin.gz).".into()));

@@ -13,13 +13,15 @@
 //! and analyzes the raw trace as it streams in over a `MessageChannel`.
 //!
 //! When every worker is busy, a worker analyzing an S3 object takes the next
-//! one too ([`AHEAD`]): its download runs in the browser while the worker
+//! ones too, as many as the core's `run::ahead` allows, the least loaded
+//! worker first: their downloads run in the browser while the worker
 //! computes, so the worker never waits for the network between files.
 
 use crate::protocol::{self, FromWorker, Phase};
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::bucket::cached::CachedObject;
+use d9lens_core::run::ahead;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
@@ -37,6 +39,8 @@ pub enum Source {
         presign: Rc<dyn Fn() -> String>,
         /// Its identity in the segment cache, when it can be cached.
         cache: Option<CachedObject>,
+        /// Its size as listed.
+        size: u64,
     },
 }
 
@@ -102,9 +106,6 @@ fn warm_heap_bytes(index: usize) -> u64 {
     if index < 2 { BIG_TRACE_HEAP } else { 0 }
 }
 
-/// S3 objects a worker holds at once: one it analyzes, one downloading.
-const AHEAD: usize = 2;
-
 type Listener = Rc<dyn Fn(PoolEvent)>;
 
 #[derive(Clone)]
@@ -134,6 +135,8 @@ struct Held {
     id: u32,
     /// A download the worker does alone, which may share it with another.
     shares: bool,
+    /// Its size as listed (an S3 object), else 0.
+    bytes: u64,
 }
 
 impl Slot {
@@ -145,9 +148,11 @@ impl Slot {
         self.jobs.retain(|h| h.id != id);
     }
 
-    /// Whether it may take a job that `shares` now.
-    fn takes(&self, shares: bool) -> bool {
-        self.ready && (self.jobs.is_empty() || shares && self.jobs.len() < AHEAD && self.jobs.iter().all(|h| h.shares))
+    /// Whether it may take a job of `bytes` that `shares` now.
+    fn takes(&self, shares: bool, bytes: u64) -> bool {
+        let held = || self.jobs.iter().map(|h| h.bytes).collect::<Vec<_>>();
+        self.ready
+            && (self.jobs.is_empty() || shares && self.jobs.iter().all(|h| h.shares) && ahead::takes(&held(), bytes))
     }
 }
 
@@ -378,11 +383,20 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
             let mut guard = inner.borrow_mut();
             let Some(next) = guard.queue.front() else { return };
             let shares = next.inspect.is_none() && matches!(next.source, Source::Url { .. });
+            let bytes = match next.source {
+                Source::Url { size, .. } => size,
+                Source::Blob(_) | Source::Buffer(_) => 0,
+            };
             let idle: Vec<usize> = (guard.slots.iter().enumerate())
                 .filter(|(_, s)| s.ready && s.jobs.is_empty())
                 .map(|(index, _)| index)
                 .collect();
-            let ahead = || (guard.slots.iter()).position(|s| s.takes(shares));
+            let ahead = || {
+                (guard.slots.iter().enumerate())
+                    .filter(|(_, s)| s.takes(shares, bytes))
+                    .min_by_key(|(_, s)| s.jobs.len())
+                    .map(|(index, _)| index)
+            };
             let Some(index) = idle.first().copied().or_else(ahead) else {
                 return;
             };
@@ -390,7 +404,11 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
             let partner = (job.inspect.is_none() && guard.queue.len() + 2 <= idle.len()).then(|| idle[1]);
             let shares = shares && partner.is_none();
             for slot in std::iter::once(index).chain(partner) {
-                guard.slots[slot].jobs.push(Held { id: job.id, shares });
+                guard.slots[slot].jobs.push(Held {
+                    id: job.id,
+                    shares,
+                    bytes,
+                });
             }
             (index, partner, job, guard.options.clone(), guard.listener.clone())
         };
@@ -456,7 +474,7 @@ fn release(inner: &Rc<RefCell<Inner>>, index: usize, id: u32) {
 /// downloads.
 async fn message(job: &Job, options: Options) -> Result<(protocol::ToWorker, Option<js_sys::ArrayBuffer>), String> {
     let buffer = match &job.source {
-        Source::Url { presign, cache } => {
+        Source::Url { presign, cache, .. } => {
             let msg = protocol::ToWorker::AnalyzeUrl {
                 id: job.id,
                 name: job.name.clone(),

@@ -28,7 +28,10 @@ pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(V
         .map_err(|error| format!("Download failed: {} Fix: {}", error.cause(), error.fix()))?;
     if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
         let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
-        cache::put(object.id(), &buffer).await;
+        // Written while the segment is analyzed: a wait for the browser's
+        // storage before each file left small files' workers mostly idle.
+        let id = object.id().to_owned();
+        wasm_bindgen_futures::spawn_local(async move { cache::put(&id, &buffer).await });
     }
     Ok((response.body, false))
 }

@@ -33,7 +33,8 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         url.selection = Some(spec);
         url.view = Some("report".into());
         url_state::write(&url);
-        run_key.set(selection.keys().next().map(str::to_owned));
+        // The run's first row: its files are in the merge's order (by key).
+        run_key.set(selection.keys().min().map(str::to_owned));
         let lambda_url = s3.form.lambda_url.get_untracked();
         if lambda_url.trim().is_empty() {
             retrieval::start(app, &selection, client);

@@ -43,6 +43,13 @@ struct FoldPlan {
     compat_dir: bool,
 }
 
+/// Puts `items` in the order a [`Merger`] folds the files they name (by
+/// name). A shell that hands files to its workers in this order has each
+/// partial folded as it arrives, and holds only the files in flight.
+pub fn in_fold_order<T>(items: &mut [T], name: impl Fn(&T) -> &str) {
+    items.sort_by(|a, b| name(a).cmp(name(b)));
+}
+
 impl Merger {
     pub fn new(opts: Options) -> Self {
         Self {
@@ -61,7 +68,7 @@ impl Merger {
     /// still taken, and folded at the end).
     pub fn with_files(mut self, names: impl IntoIterator<Item = String>) -> Self {
         let mut expected: Vec<String> = names.into_iter().collect();
-        expected.sort();
+        in_fold_order(&mut expected, |n| n);
         expected.dedup();
         let compat_dir = self.opts.reference_compatible && expected.len() > 1;
         self.plan = Some(FoldPlan {

@@ -17,7 +17,7 @@ mod stacks;
 pub(crate) mod workers;
 
 pub use file::{FileAnalysis, FileOutcome, TraceAnalysis, analyze_file};
-pub use merge::Merger;
+pub use merge::{Merger, in_fold_order};
 pub use options::Options;
 pub use partial::Partial;
 
