@@ -15,7 +15,6 @@ use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
 use d9lens_core::fleet::{FunctionUrl, plan_batches};
 use d9lens_core::fmt::grouped;
 use leptos::prelude::*;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// Starts a run over `selection`, each segment signed by `client` when a
@@ -143,6 +142,42 @@ pub fn RetrievalPanel(app: AppState) -> impl IntoView {
     }
 }
 
+/// The hosts of a run's rows ("service / instance" of each key, else
+/// "other"), in name order.
+#[derive(Default)]
+struct Hosts {
+    names: Vec<String>,
+    /// Per row, its host's index in `hosts`.
+    host: Vec<usize>,
+    hosts: Vec<String>,
+}
+
+impl Hosts {
+    fn new(rows: &[FileRow]) -> Hosts {
+        let of = |key: &str| match parse_key(key, "") {
+            ParsedKey::Segment(k) => format!("{} / {}", k.service, k.instance),
+            ParsedKey::Other { .. } => "other".into(),
+        };
+        let labels: Vec<String> = rows.iter().map(|r| of(&r.name)).collect();
+        let mut hosts = labels.clone();
+        hosts.sort();
+        hosts.dedup();
+        Hosts {
+            names: rows.iter().map(|r| r.name.clone()).collect(),
+            host: labels
+                .iter()
+                .map(|l| hosts.binary_search(l).expect("listed above"))
+                .collect(),
+            hosts,
+        }
+    }
+
+    /// Whether these are `rows`' hosts (the same names in the same order).
+    fn of(&self, rows: &[FileRow]) -> bool {
+        self.names.len() == rows.len() && self.names.iter().zip(rows).all(|(name, r)| *name == r.name)
+    }
+}
+
 #[derive(Default, Clone)]
 struct HostRow {
     segments: usize,
@@ -155,23 +190,28 @@ struct HostRow {
 /// Per host (service / instance) from the segment keys.
 #[component]
 fn HostBreakdown(app: AppState) -> impl IntoView {
+    // Each row's host, parsed once per run (its rows keep their names and
+    // order): the table is redrawn with every progress update, and parsing
+    // every key each time grew with the square of a run's files.
+    let parsed = StoredValue::new(Hosts::default());
     let rows = move || {
-        let mut hosts: BTreeMap<String, HostRow> = BTreeMap::new();
         app.rows.with(|rows| {
-            for row in rows {
-                let host = match parse_key(&row.name, "") {
-                    ParsedKey::Segment(k) => format!("{} / {}", k.service, k.instance),
-                    ParsedKey::Other { .. } => "other".into(),
-                };
-                let h = hosts.entry(host).or_default();
-                h.segments += 1;
-                h.done += (row.status == Status::Done) as usize;
-                h.failed += (row.status == Status::Failed) as usize;
-                h.bytes += row.size.unwrap_or(0);
-                h.events += row.events;
+            if !parsed.with_value(|p| p.of(rows)) {
+                parsed.set_value(Hosts::new(rows));
             }
-        });
-        hosts
+            parsed.with_value(|parsed| {
+                let mut totals = vec![HostRow::default(); parsed.hosts.len()];
+                for (row, &host) in rows.iter().zip(&parsed.host) {
+                    let h = &mut totals[host];
+                    h.segments += 1;
+                    h.done += (row.status == Status::Done) as usize;
+                    h.failed += (row.status == Status::Failed) as usize;
+                    h.bytes += row.size.unwrap_or(0);
+                    h.events += row.events;
+                }
+                parsed.hosts.iter().cloned().zip(totals).collect::<Vec<_>>()
+            })
+        })
     };
     view! {
         <div class="table-wrap">
