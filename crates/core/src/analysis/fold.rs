@@ -8,6 +8,7 @@ use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::setup::SetupPartial;
 use super::spawn_locs::SpawnLocs;
 use super::stacks::{FrameTable, GroupIndex};
+use crate::hashing::FastIndexMap;
 use crate::hdr::{Histogram, merge_by_name};
 use crate::report::{KernelWait, Moment};
 use indexmap::IndexMap;
@@ -38,8 +39,8 @@ pub(super) struct Acc {
     pub(super) delay_hist: Option<Histogram>,
     pub(super) active_tasks: Vec<(u64, u64)>,
     pub(super) task_spawn_locs: SpawnLocs,
-    pub(super) task_spawn_times: IndexMap<u64, u64>,
-    pub(super) task_terminate_times: IndexMap<u64, u64>,
+    pub(super) task_spawn_times: FastIndexMap<u64, u64>,
+    pub(super) task_terminate_times: FastIndexMap<u64, u64>,
     /// The frames of every stack of the fold.
     pub(super) frames: FrameTable,
     pub(super) cpu_groups: GroupIndex,
@@ -117,8 +118,17 @@ impl Acc {
         }
         self.active_tasks.extend(&p.active_tasks);
         self.task_spawn_locs.extend(std::mem::take(&mut p.task_spawn_locs));
-        self.task_spawn_times.extend(&p.task_spawn_times);
-        self.task_terminate_times.extend(&p.task_terminate_times);
+        // Thousands of tasks a file: the first file's maps are taken whole.
+        for (acc, part) in [
+            (&mut self.task_spawn_times, &mut p.task_spawn_times),
+            (&mut self.task_terminate_times, &mut p.task_terminate_times),
+        ] {
+            if acc.is_empty() {
+                *acc = std::mem::take(part);
+            } else {
+                acc.extend(part.iter());
+            }
+        }
         self.cpu_groups
             .merge(&self.frames, &remap, std::mem::take(&mut p.cpu_groups));
         self.in_poll_groups

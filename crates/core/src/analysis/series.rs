@@ -1,11 +1,11 @@
 //! Process-wide active-task and global-queue series.
 
+use crate::hashing::FastIndexMap;
 use crate::trace::ParsedTrace;
-use indexmap::IndexMap;
 
 /// Sums per-runtime values of one flush cycle (same timestamp), sorted by time.
 fn per_cycle(points: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
-    let mut by_ts: IndexMap<u64, u64> = IndexMap::new();
+    let mut by_ts: FastIndexMap<u64, u64> = FastIndexMap::default();
     for (t, v) in points {
         *by_ts.entry(t).or_default() += v;
     }
