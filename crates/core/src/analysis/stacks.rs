@@ -8,6 +8,7 @@ use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
 use crate::report::{Frame, Moment, StackGroup, Weighted};
 use crate::trace::{MAX_STACK_FRAMES, SymbolTable, cut_frame, push_capped};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::Arc;
 
 /// A frame of the `FrameTable` it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -27,7 +28,8 @@ impl FrameId {
 pub struct FrameTable {
     frames: FastIndexSet<Frame>,
     symbol_class: Vec<u32>,
-    symbols: FastIndexSet<String>,
+    /// Shares each symbol's text with its frames.
+    symbols: FastIndexSet<Arc<str>>,
 }
 
 impl FrameTable {
@@ -41,7 +43,7 @@ impl FrameTable {
     fn push(&mut self, frame: Frame) -> FrameId {
         let class = match self.symbols.get_index_of(&*frame.symbol) {
             Some(c) => c,
-            None => self.symbols.insert_full(frame.symbol.to_string()).0,
+            None => self.symbols.insert_full(frame.symbol.clone()).0,
         };
         self.symbol_class.push(class as u32);
         FrameId(self.frames.insert_full(frame).0 as u32)
