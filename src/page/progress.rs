@@ -1,4 +1,5 @@
-//! The progress panel: one row per file of the current run.
+//! The progress panel: a row per file of the current run (past 200 files,
+//! the ones `run::rows` picks, and a count of the others).
 
 use crate::page::session::{AppState, FileRow, Status};
 use crate::page::units;
