@@ -298,7 +298,7 @@ pub fn role_not_yet_usable(error: &S3Error) -> bool {
 pub fn api_error(error: &S3Error) -> String {
     match error {
         S3Error::Service(e) => super::invoke::said(e),
-        other => super::invoke::unanswered(other),
+        other => super::invoke::plainly(other),
     }
 }
 

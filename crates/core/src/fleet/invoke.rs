@@ -178,7 +178,7 @@ pub fn function_error(headers: &[(String, String)], body: &[u8]) -> Option<Strin
 /// of S3): what happened, and what to do about it.
 pub fn invocation_error(error: &S3Error) -> String {
     let S3Error::Service(e) = error else {
-        return unanswered(error);
+        return plainly(error);
     };
     let said = said(e);
     match &e.kind {
@@ -208,14 +208,13 @@ pub fn invocation_error(error: &S3Error) -> String {
              internal error. Its CloudWatch logs say which; a larger memory size (deploy-lambda --memory) \
              also gives it more CPU."
         ),
-        ErrorKind::WrongRegion { .. } | ErrorKind::InvalidRange | ErrorKind::Other => {
-            format!("AWS Lambda answered {said}.")
-        }
+        ErrorKind::WrongRegion { .. } | ErrorKind::InvalidRange | ErrorKind::Other => plainly(error),
     }
 }
 
-/// A Lambda call that got no HTTP answer, in Lambda's terms.
-pub(crate) fn unanswered(error: &S3Error) -> String {
+/// A failed Lambda call in Lambda's terms, with nothing more to advise:
+/// what Lambda answered, or why there was no answer.
+pub(crate) fn plainly(error: &S3Error) -> String {
     match error {
         S3Error::NetworkFailure { page_origin } => format!(
             "The call to AWS Lambda failed without any answer. From a web page this almost always means the \
