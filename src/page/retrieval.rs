@@ -7,7 +7,6 @@ use crate::net::client::Client;
 use crate::page::session::{AppState, FileRow, Input, Invoke, Status};
 use crate::page::units;
 use crate::page::worker_pool::Source;
-
 use d9lens_core::analysis::in_fold_order;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::layout::{ParsedKey, parse_key};

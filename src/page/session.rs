@@ -7,7 +7,6 @@ use crate::page::worker_pool::{self, Job, Pool, PoolEvent, Source};
 use crate::protocol::Phase;
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::interim::{Interim, Next};
-
 use d9lens_core::analysis::{FileOutcome, Merger, Options, crash, in_fold_order};
 use d9lens_core::fleet::packed::outcomes_of;
 use d9lens_core::report::{FileError, Report};
