@@ -29,9 +29,9 @@ cargo fmt --all --check
 cargo clippy -p d9lens-core -p d9lens-http -p d9lens-cli -p d9lens-lambda -p d9lens-s3-server --all-targets -- -D warnings
 cargo clippy -p d9lens-web --target wasm32-unknown-unknown --all-targets -- -D warnings
 
-step "native tests (core + CLI, and the Lambda function in its emulator)"
+step "native tests (core, CLI, the S3 test server; the Lambda function in its emulator)"
 cargo build -p d9lens-lambda
-cargo test -p d9lens-core -p d9lens-http -p d9lens-cli
+cargo test -p d9lens-core -p d9lens-http -p d9lens-cli -p d9lens-s3-server
 
 step "wasm tests in headless Chromium"
 CHROMEDRIVER=/usr/bin/chromedriver cargo test -p d9lens-web --target wasm32-unknown-unknown

@@ -161,3 +161,39 @@ test('signed requests work as before: the demo bucket lists and serves, directly
   assert.equal(site.status, 200);
   assert.ok((await site.text()).includes(`<Key>${PREFIX}index.html</Key>`));
 });
+
+test('with --cors-origin the server answers CORS itself, as S3 with a bucket CORS rule', async () => {
+  const page = 'http://page.test:8080';
+  const own = await startServers({ s3sPort: 0, frontPort: 0, s3sCors: [page] });
+  try {
+    const endpoint = own.endpoints.plainEndpoint;
+    const objectUrl = `${endpoint}/d9lens-demo/${DEMO_KEY}`;
+    const preflight = (origin, method = 'GET') =>
+      fetch(objectUrl, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'range' },
+      });
+    const ok = await preflight(page);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('access-control-allow-origin'), page);
+    assert.equal(ok.headers.get('access-control-allow-headers'), 'range');
+    assert.match(ok.headers.get('access-control-allow-methods'), /\bGET\b/);
+    assert.equal((await preflight('http://elsewhere.test')).status, 403);
+    assert.equal((await preflight(page, 'DELETE')).status, 403);
+    // The answer itself carries the rule (presigned, as the page's workers fetch).
+    const got = await fetch(presign(objectUrl, creds), { headers: { Origin: page } });
+    assert.equal(got.status, 200);
+    assert.equal(got.headers.get('access-control-allow-origin'), page);
+    assert.match(got.headers.get('access-control-expose-headers'), /\bETag\b/);
+    assert.deepEqual(Buffer.from(await got.arrayBuffer()).subarray(0, 2), Buffer.from([0x1f, 0x8b]));
+    // Unsigned stays refused: the rule opens nothing but CORS.
+    assert.equal((await fetch(objectUrl, { headers: { Origin: page } })).status, 403);
+  } finally {
+    await own.stop();
+  }
+  // Without the option (the shared servers), no CORS headers at all.
+  const plain = await fetch(presign(url(`d9lens-demo/${DEMO_KEY}`), creds), { headers: { Origin: page } });
+  assert.equal(plain.status, 200);
+  assert.equal(plain.headers.get('access-control-allow-origin'), null);
+  await plain.arrayBuffer();
+});

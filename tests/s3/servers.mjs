@@ -122,7 +122,7 @@ export function s3sBinary() {
   return path.join(targetDir, 'debug/d9lens-s3-server');
 }
 
-async function startS3s(dataDir, wantedPort, detached, publicRead = []) {
+async function startS3s(dataDir, wantedPort, detached, publicRead = [], corsOrigins = []) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = wantedPort || (await freePort());
     // Someone else's server there would look like ours starting.
@@ -133,7 +133,7 @@ async function startS3s(dataDir, wantedPort, detached, publicRead = []) {
     const child = spawn(
       s3sBinary(),
       ['--host', HOST, '--port', String(port), '--access-key', ACCESS_KEY_ID, '--secret-key', SECRET_ACCESS_KEY,
-        ...publicRead.flatMap((p) => ['--public-read', p]), dataDir],
+        ...publicRead.flatMap((p) => ['--public-read', p]), ...corsOrigins.flatMap((o) => ['--cors-origin', o]), dataDir],
       // Its log goes to our stderr (stdout carries the endpoints JSON); S3S_LOG=info shows requests.
       { stdio: detached ? 'ignore' : ['ignore', 2, 2], detached, env: { ...process.env, RUST_LOG: process.env.S3S_LOG ?? 'off' } },
     );
@@ -202,7 +202,9 @@ function preparePublic(dataDir, publicRead) {
 /**
  * Starts everything in this process (front) and a child (the S3 server). Resolves to
  * {endpoints, stop()}. Options override the environment: {s3sPort, frontPort, region,
- * origins, publicRead: ['bucket/prefix/', …]}.
+ * origins, publicRead: ['bucket/prefix/', …]}. `s3sCors: ['*']` (or origins) has the S3
+ * server answer CORS itself, as S3 does with a bucket CORS rule: then plainEndpoint
+ * serves pages too, without the front (and its fault injection) in between.
  */
 export async function startServers(opts = {}) {
   const s = { ...settings(), ...opts };
@@ -212,7 +214,7 @@ export async function startServers(opts = {}) {
   try {
     prepareData(dataDir);
     preparePublic(dataDir, s.publicRead);
-    s3s = await startS3s(dataDir, s.s3sPort, false, s.publicRead);
+    s3s = await startS3s(dataDir, s.s3sPort, false, s.publicRead, s.s3sCors);
     front = await startFront({ host: HOST, port: s.frontPort, upstreamHost: HOST, upstreamPort: s3s.port, origins: s.origins, region: s.region, quiet: true });
   } catch (e) {
     s3s?.child.kill('SIGTERM');

@@ -3,13 +3,16 @@
 //! SigV4, header-signed or presigned), plus `--public-read BUCKET/PREFIX`: anonymous
 //! GetObject / HeadObject of keys under that prefix, as a bucket policy allowing public
 //! read of a site would (see `access.rs`). Every other unsigned request gets 403.
+//! And `--cors-origin ORIGIN`: a bucket CORS rule for that origin (`*`: any),
+//! answered by the server itself as S3 does (see `cors.rs`).
 //!
 //!   d9lens-s3-server --host 127.0.0.1 --port 9000 --access-key AK --secret-key SK \
-//!       [--public-read site-bucket/tools/d9lens/]... DIR
+//!       [--public-read site-bucket/tools/d9lens/]... [--cors-origin '*'] DIR
 //!
 //! Logs go to stderr, filtered by RUST_LOG (e.g. `info`).
 
 mod access;
+mod cors;
 
 use std::path::PathBuf;
 
@@ -24,6 +27,7 @@ use tokio::net::TcpListener;
 use tracing::info;
 
 use crate::access::{PublicPrefix, PublicRead};
+use crate::cors::{CorsRule, Verdict};
 
 #[derive(Debug, Parser)]
 #[command(version)]
@@ -52,6 +56,11 @@ struct Opt {
     /// `BUCKET` alone: the whole bucket). Needs --access-key / --secret-key.
     #[arg(long, value_name = "BUCKET/PREFIX")]
     public_read: Vec<PublicPrefix>,
+
+    /// Answers CORS for this origin, as S3 does with a bucket CORS rule allowing it
+    /// (repeatable; `*`: any origin). Without it, no CORS headers at all.
+    #[arg(long, value_name = "ORIGIN")]
+    cors_origin: Vec<String>,
 
     /// Root directory of stored data.
     root: PathBuf,
@@ -110,6 +119,21 @@ async fn run(opt: Opt) -> Result {
         }
         b.build()
     };
+    let cors = CorsRule::new(opt.cors_origin.clone());
+    let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+        let verdict = cors.check(req.method(), req.headers(), s3s::Body::empty);
+        let s3 = service.clone();
+        async move {
+            match verdict {
+                Verdict::Answer(preflight) => Ok(preflight),
+                Verdict::Pass(add) => {
+                    let mut answer = hyper::service::Service::call(&s3, req).await?;
+                    answer.headers_mut().extend(add);
+                    Ok::<_, s3s::HttpError>(answer)
+                }
+            }
+        }
+    });
 
     let listener = TcpListener::bind((opt.host.as_str(), opt.port)).await?;
     info!("server is running at http://{}", listener.local_addr()?);
