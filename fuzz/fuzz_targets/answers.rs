@@ -3,10 +3,12 @@
 //! timeline's bytes (decoded, then placed and reduced for drawing at a few
 //! zooms), and S3's and STS's answers (a listing page, an error body, an
 //! AssumeRole response). Any panic, abort or OOM is a bug; a timeline or an
-//! outcome that decodes must encode to bytes that decode again.
+//! outcome that decodes must encode to bytes that decode again, and fold
+//! into a report. (Folded once: two crafted partials' counts may sum past
+//! `u64::MAX`, which wraps in a release build and would end a fuzz run.)
 #![no_main]
 
-use d9lens_core::analysis::wire;
+use d9lens_core::analysis::{Merger, Options, wire};
 use d9lens_core::s3::{S3Error, parse_assume_role_response, parse_list_page};
 use d9lens_core::timeline::{
     self, CounterKind, MarkKind, Scene, View, counter_marks, park_marks, poll_at, poll_marks, span_marks, tick_marks,
@@ -71,6 +73,9 @@ fuzz_target!(|data: &[u8]| {
             wire::decode(&wire::encode(&outcome)).is_ok(),
             "a decoded outcome survives its bytes"
         );
+        let mut merger = Merger::new(Options::default());
+        merger.add(outcome.partial);
+        let _ = merger.into_report();
     }
     let _ = parse_list_page(data);
     let _ = S3Error::from_response(403, &[], data);

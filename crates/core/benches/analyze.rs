@@ -15,12 +15,16 @@
 //!   distinct stack; more samples of the same stacks only change weights)
 //! * `flamegraph/frame`        — one frame's nodes at 1,400 px: the whole graph, then
 //!   zoomed into its heaviest path, ten levels down
+//! * `page-side/wire_decode`  — reading a busy S3 segment's outcome (with its timeline)
+//!   off the wire, as the page does for every file a worker answers
+//! * `page-side/decode_fold`  — that, then folding it into a merger holding one
+//!   such file already: the page's thread's own work per file of a fleet
 //! * `compare/demo_vs_blocking` — `compare` of two merged reports (the demo trace's and
 //!   blocking.bin's: every key figure, the findings, the differential flamegraph's
 //!   movers); what a comparison adds to analyzing both sides
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use d9lens_core::analysis::{Merger, Options, Partial, analyze_file};
+use d9lens_core::analysis::{Merger, Options, Partial, analyze_file, wire};
 use d9lens_core::container::Gunzip;
 use d9lens_core::inflate::Miniz;
 use d9lens_core::{container, report, trace};
@@ -154,6 +158,42 @@ fn rotation(c: &mut Criterion) {
     g.finish();
 }
 
+/// A busy segment of the fixture bucket (~1 MB gzip), as a fleet has hundreds.
+const BUSY: &str = "s3-bucket/version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-23/boot=qghy-22982/1796047535-0.bin.gz";
+
+fn page_side(c: &mut Criterion) {
+    let opts = Options {
+        timeline: true,
+        ..Options::default()
+    };
+    let outcome = analyze_file("a.bin.gz", &read(BUSY), &opts);
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    let bytes = wire::encode(&outcome);
+    let mut g = c.benchmark_group("page-side");
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("wire_decode", |b| {
+        b.iter(|| wire::decode(black_box(&bytes)).unwrap().events)
+    });
+    let mut first = outcome.partial.clone();
+    first.file = "0.bin.gz".into();
+    let names = ["0.bin.gz".to_string(), "a.bin.gz".to_string()];
+    g.bench_function("decode_fold", |b| {
+        b.iter_batched(
+            || {
+                let mut merger = Merger::new(opts.clone()).with_files(names.clone());
+                merger.add(first.clone());
+                merger
+            },
+            |mut merger| {
+                merger.add(wire::decode(black_box(&bytes)).unwrap().partial);
+                merger.len()
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
 fn flamegraph(c: &mut Criterion) {
     use d9lens_core::profile::flame::Order;
     use d9lens_core::report::SampleKind;
@@ -194,5 +234,5 @@ fn compare(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, demo, rotation, flamegraph, compare);
+criterion_group!(benches, demo, rotation, page_side, flamegraph, compare);
 criterion_main!(benches);

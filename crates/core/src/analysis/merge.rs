@@ -258,7 +258,8 @@ fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
         setup: setup::diagnose(
             &acc.setup,
             acc.on_cpu,
-            acc.cpu_sample_count - acc.on_cpu,
+            // Never fewer, but a partial read off the wire is not trusted.
+            acc.cpu_sample_count.saturating_sub(acc.on_cpu),
             acc.task_spawn_count,
             opts,
         ),

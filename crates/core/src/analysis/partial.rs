@@ -4,7 +4,7 @@ use super::flag_counts::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::memory::MemoryPartial;
 use super::setup::SetupPartial;
 use super::spawn_locs::{Loc, SpawnLocs};
-use super::stacks::{FrameId, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
+use super::stacks::{FrameId, FrameList, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::{Histogram, Tally};
@@ -98,7 +98,7 @@ pub struct Partial {
     pub task_spawn_times: FastIndexMap<u64, u64>,
     pub task_terminate_times: FastIndexMap<u64, u64>,
     /// The frames of every stack below.
-    pub frames: FrameTable,
+    pub frames: FrameList,
     pub cpu_groups: Vec<Group>,
     pub in_poll_groups: Vec<Group>,
     /// Off-CPU stacks of parked workers.
@@ -125,6 +125,32 @@ fn stacks_of(trace: &ParsedTrace, idx: &[usize], symbolizer: &mut Symbolizer<'_>
 }
 
 impl Partial {
+    /// Checks that every index the partial holds points into what it carries:
+    /// each stack's frames, each memory sample's call site. A fold indexes
+    /// by them, so a partial read off the wire (a Lambda answer, a stored
+    /// result) is checked before it is folded.
+    pub fn check_refs(&self) -> Result<(), String> {
+        let groups = [&self.cpu_groups, &self.in_poll_groups, &self.idle_groups];
+        let stacks = groups.into_iter().flatten().map(|g| &g.stack[..]);
+        let samples = self
+            .long_polls
+            .iter()
+            .flat_map(|lp| lp.sched_samples.iter().chain(&lp.cpu_samples));
+        let sites = self.memory.sites.iter().map(|s| &s.stack[..]);
+        if !stacks
+            .chain(samples.map(|s| &s[..]))
+            .chain(sites)
+            .all(|s| self.frames.holds(s))
+        {
+            return Err("a stack names a frame the partial does not carry".into());
+        }
+        let site_count = self.memory.sites.len();
+        if self.memory.samples.iter().any(|s| s.site as usize >= site_count) {
+            return Err("an allocation names a call site the partial does not carry".into());
+        }
+        Ok(())
+    }
+
     /// Consumes the trace: each part is dropped once its analysis is done, so
     /// the decoded events and the results never all sit in memory together.
     /// Independent parts run side by side (`parallel::join`).
@@ -249,7 +275,7 @@ impl Partial {
         p.flags.delays_over_5ms = delays.over_5ms;
         p.flags.busy_polls = busy_polls;
         p.flags.unmatched_spans = spans.unmatched.into_iter().collect();
-        p.frames = frames;
+        p.frames = frames.into_list();
         (p, timeline)
     }
 }

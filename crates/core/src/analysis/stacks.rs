@@ -7,7 +7,7 @@
 use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
 use crate::report::{Frame, Moment, StackGroup, Weighted};
 use crate::trace::{MAX_STACK_FRAMES, SymbolTable, cut_frame, push_capped};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A frame of the `FrameTable` it came from.
@@ -71,15 +71,10 @@ impl FrameTable {
         stack.iter().map(|id| self.symbol_class[id.0 as usize]).collect()
     }
 
-    /// Takes in every frame of `other`; the result maps `other`'s ids to ours.
-    /// An empty table (a fold's first partial) takes `other` as it is.
-    pub fn absorb(&mut self, other: FrameTable) -> Remap {
-        if self.frames.is_empty() {
-            let identity = (0..other.frames.len() as u32).map(FrameId).collect();
-            *self = other;
-            return Remap(identity);
-        }
-        Remap(other.frames.into_iter().map(|f| self.intern_owned(f)).collect())
+    /// Takes in every frame of `other`; the result maps `other`'s ids to ours
+    /// (a frame `other` lists twice maps to one id).
+    pub fn absorb(&mut self, other: FrameList) -> Remap {
+        Remap(other.0.into_iter().map(|f| self.intern_owned(f)).collect())
     }
 
     fn intern_owned(&mut self, frame: Frame) -> FrameId {
@@ -87,6 +82,25 @@ impl FrameTable {
             Some(i) => FrameId(i as u32),
             None => self.push(frame),
         }
+    }
+
+    /// The frames by id, without the index: what a partial carries.
+    pub fn into_list(self) -> FrameList {
+        FrameList(self.frames.into_iter().collect())
+    }
+}
+
+/// A partial's frames, by id: what travels to the page and what a fold
+/// takes in. No lookup index: a table's is rebuilt only where frames are
+/// interned (`FrameTable::absorb`), not when a partial is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FrameList(Vec<Frame>);
+
+impl FrameList {
+    /// Whether every id of `stack` names a frame of this list.
+    pub fn holds(&self, stack: &[FrameId]) -> bool {
+        stack.iter().all(|id| (id.0 as usize) < self.0.len())
     }
 }
 
@@ -96,26 +110,6 @@ pub struct Remap(Vec<FrameId>);
 impl Remap {
     pub fn stack(&self, stack: &[FrameId]) -> Vec<FrameId> {
         stack.iter().map(|id| self.0[id.0 as usize]).collect()
-    }
-}
-
-/// On the wire a table is just its frames; the indexes are rebuilt.
-impl Serialize for FrameTable {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.frames.serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for FrameTable {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut table = FrameTable::default();
-        for f in Vec::<Frame>::deserialize(d)? {
-            let at = table.frames.len();
-            if table.intern_owned(f).0 as usize != at {
-                return Err(serde::de::Error::custom("frame table lists a frame twice"));
-            }
-        }
-        Ok(table)
     }
 }
 

@@ -48,6 +48,7 @@ pub fn decode(bytes: &[u8]) -> Result<FileOutcome, WireError> {
     }
     let (mut outcome, rest): (FileOutcome, _) =
         postcard::take_from_bytes(rest).map_err(|e| WireError(e.to_string()))?;
+    outcome.partial.check_refs().map_err(WireError)?;
     outcome.timeline = match rest.split_first() {
         Some((0, [])) => None,
         Some((1, t)) => Some(timeline::decode(t).map_err(|e| WireError(e.to_string()))?),
@@ -143,5 +144,33 @@ mod tests {
         let mut trailing = bytes;
         trailing.push(0);
         assert!(decode(&trailing).is_err());
+    }
+
+    #[test]
+    fn references_past_what_a_partial_carries_are_errors() {
+        use crate::analysis::memory::{Sample, Site};
+        let outcome = demo(false);
+        assert!(!outcome.partial.cpu_groups.is_empty());
+        // Stacks whose frames are not in the partial (a fold would index past them).
+        let mut no_frames = demo(false);
+        no_frames.partial.frames = Default::default();
+        let err = decode(&encode(&no_frames)).unwrap_err();
+        assert_eq!(err.0, "a stack names a frame the partial does not carry");
+        // An allocation of a call site it does not carry.
+        let mut no_site = outcome;
+        no_site.partial.memory.sites = vec![Site {
+            chain: vec![1],
+            stack: vec![],
+        }];
+        no_site.partial.memory.samples = vec![Sample {
+            size: 64,
+            site: 1,
+            task: None,
+            unfreed: None,
+        }];
+        let err = decode(&encode(&no_site)).unwrap_err();
+        assert_eq!(err.0, "an allocation names a call site the partial does not carry");
+        no_site.partial.memory.samples[0].site = 0;
+        assert!(decode(&encode(&no_site)).is_ok());
     }
 }
