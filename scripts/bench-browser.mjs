@@ -37,7 +37,9 @@
 //       Playwright (scripts/bare-chromium.mjs). S3S_FS=target/release/
 //       d9lens-s3-server serves from a release build of the S3 server,
 //       which answers CORS itself (VIA_FRONT=1: through the tests' front);
-//       PROFILE=file.cpuprofile writes the page thread's CPU profile.
+//       PROFILE=file.cpuprofile writes the page thread's CPU profile. After
+//       each run, the CLI (CLI=PATH, default target/release/d9lens) on the
+//       same files: the page's throughput as a share of the CLI's.
 //       FILE=PATH: every segment a copy of that one (a small one: what a
 //       file costs apart from its analysis, at thousands of files).
 //
@@ -607,7 +609,9 @@ async function fleet(count, runs) {
   console.log(`fleet: ${count} segments, ${(gz / 1e6).toFixed(1)} MB gzip, ${os.cpus().length} cores`);
   const site = await serveDir(path.resolve(process.env.D9LENS_DIST ?? path.join(root, 'dist')));
   try {
+    const cli = process.env.CLI ?? path.join(root, 'target/release/d9lens');
     for (let r = 0; r < runs; r++) {
+      let wholeMs;
       const browser = await BareChromium.launch();
       try {
         const { profile } = browser;
@@ -704,9 +708,18 @@ async function fleet(count, runs) {
         console.log(`  growth at the peak by process: ${growth.map(([k, mb]) => `${k} ${mb >= 0 ? '+' : ''}${mb.toFixed(0)} MB`).join(', ')}`);
         const delta = (k) => `${k} ${(rendererAtPeak[k] - rendererBefore[k]).toFixed(0)}`;
         console.log(`  the renderer's growth (MB): ${['anon', 'file', 'shmem'].map(delta).join(', ')}; heaps after (MB): ${await heaps(tab, true)}`);
+        wholeMs = whole;
       } finally {
         await browser.close();
       }
+      // The issue's measure is a ratio, and this machine's speed drifts:
+      // the CLI runs on the same files (as a directory) right after.
+      if (fs.existsSync(cli)) {
+        const t = performance.now();
+        execFileSync(cli, ['analyze', path.join(s3.dataDir, s3.bucket, 'fleet')], { stdio: 'ignore' });
+        const cliMs = performance.now() - t;
+        console.log(`  the CLI on the same files, right after: ${cliMs.toFixed(0)} ms; the page's throughput ${((100 * cliMs) / wholeMs).toFixed(0)}% of the CLI's`);
+      } else console.log(`  (no ${cli}: \`cargo build --release -p d9lens-cli\` for the CLI's time beside the page's)`);
     }
   } finally {
     site.close();
