@@ -4,7 +4,7 @@
 //! (see docs/benchmarks.md for recorded numbers).
 //!
 //! * `demo-trace/gunzip`       — inflating demo-trace.bin (4.2 MB gzip → 12.3 MB raw), natively with zlib-rs
-//! * `demo-trace/gunzip_miniz` — the same with miniz_oxide, the page's engine
+//! * `demo-trace/gunzip_miniz` — the same with miniz_oxide, the engine the tests check it against
 //! * `demo-trace/decode`       — `parse_trace` of the raw demo trace (~570k events)
 //! * `demo-trace/build_spans`  — spans from the decoded demo trace's span events
 //! * `demo-trace/analyze_file` — the whole per-file path: gunzip + decode + analysis
@@ -72,7 +72,7 @@ fn demo(c: &mut Criterion) {
         })
     });
 
-    // The page's engine, for comparison with the native one above.
+    // miniz_oxide, the engine the tests check zlib-rs against, for comparison.
     g.bench_function("gunzip_miniz", |b| {
         b.iter(|| {
             let mut gunzip = Gunzip::<Miniz>::with_engine(opts.max_inflated_bytes);
