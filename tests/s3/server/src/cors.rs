@@ -36,49 +36,45 @@ impl CorsRule {
 
     /// The rule applied to a request's method and headers; `empty` makes a body.
     pub fn check<B>(&self, method: &Method, headers: &HeaderMap, empty: impl FnOnce() -> B) -> Verdict<B> {
-        let origin = headers.get(http::header::ORIGIN).and_then(|o| o.to_str().ok());
-        let allowed = origin.filter(|o| self.allows(o));
+        let allowed = headers
+            .get(http::header::ORIGIN)
+            .filter(|o| o.to_str().is_ok_and(|o| self.allows(o)));
         if method != Method::OPTIONS || self.origins.is_empty() {
-            let mut add = HeaderMap::new();
-            if let Some(o) = allowed.and_then(|o| HeaderValue::from_str(o).ok()) {
-                add.insert("access-control-allow-origin", o);
-                add.insert(
-                    "access-control-expose-headers",
-                    HeaderValue::from_static(EXPOSE_HEADERS),
-                );
-                add.insert("vary", HeaderValue::from_static(VARY));
-            }
-            return Verdict::Pass(add);
+            return Verdict::Pass(allowed.map(|o| rule_headers(o.clone())).unwrap_or_default());
         }
         let asked = headers
             .get("access-control-request-method")
             .and_then(|m| m.to_str().ok())
             .filter(|m| ALLOW_METHODS.contains(m));
-        let (Some(origin), Some(_)) = (allowed.and_then(|o| HeaderValue::from_str(o).ok()), asked) else {
+        let mut answer = Response::new(empty());
+        let (Some(origin), Some(_)) = (allowed, asked) else {
             // S3's answer to a preflight no rule allows.
-            let mut refused = Response::new(empty());
-            *refused.status_mut() = StatusCode::FORBIDDEN;
-            return Verdict::Answer(refused);
+            *answer.status_mut() = StatusCode::FORBIDDEN;
+            return Verdict::Answer(answer);
         };
-        let mut ok = Response::new(empty());
-        let h = ok.headers_mut();
-        h.insert("access-control-allow-origin", origin);
-        h.insert(
-            "access-control-allow-methods",
-            HeaderValue::from_static("GET, HEAD, PUT, POST"),
-        );
-        h.insert(
-            "access-control-expose-headers",
-            HeaderValue::from_static(EXPOSE_HEADERS),
-        );
+        let h = answer.headers_mut();
+        h.extend(rule_headers(origin.clone()));
+        let methods = HeaderValue::from_str(&ALLOW_METHODS.join(", ")).expect("method names are header text");
+        h.insert("access-control-allow-methods", methods);
         h.insert("access-control-max-age", HeaderValue::from_static("3600"));
-        h.insert("vary", HeaderValue::from_static(VARY));
         // AllowedHeaders "*": S3 echoes whatever the browser asks for.
         if let Some(asked) = headers.get("access-control-request-headers") {
             h.insert("access-control-allow-headers", asked.clone());
         }
-        Verdict::Answer(ok)
+        Verdict::Answer(answer)
     }
+}
+
+/// What every answer to an allowed origin carries, preflight or not.
+fn rule_headers(origin: HeaderValue) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    h.insert("access-control-allow-origin", origin);
+    h.insert(
+        "access-control-expose-headers",
+        HeaderValue::from_static(EXPOSE_HEADERS),
+    );
+    h.insert("vary", HeaderValue::from_static(VARY));
+    h
 }
 
 #[cfg(test)]
