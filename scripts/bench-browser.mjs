@@ -37,9 +37,12 @@
 //       Playwright (scripts/bare-chromium.mjs). S3S_FS=target/release/
 //       d9lens-s3-server serves from a release build of the S3 server,
 //       which answers CORS itself (VIA_FRONT=1: through the tests' front);
-//       PROFILE=file.cpuprofile writes the page thread's CPU profile. After
+//       PROFILE=file.cpuprofile writes the page thread's CPU profile, and
+//       each worker's beside it (file.worker-N.cpuprofile). After
 //       each run, the CLI (CLI=PATH, default target/release/d9lens) on the
 //       same files: the page's throughput as a share of the CLI's.
+//       WARM=1: then the same selection again in the same tab, from the
+//       segment cache.
 //       FILE=PATH: every segment a copy of that one (a small one: what a
 //       file costs apart from its analysis, at thousands of files).
 //
@@ -664,15 +667,21 @@ async function fleet(count, runs) {
         await tab.send('Performance.enable');
         const busy = async () => Object.fromEntries((await tab.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
         const busyBefore = await busy();
-        if (process.env.PROFILE) await tab.send('Profiler.enable').then(() => tab.send('Profiler.setSamplingInterval', { interval: 500 })).then(() => tab.send('Profiler.start'));
+        // The page's thread, then every worker's (each its own session).
+        const threads = [['', (m, p) => tab.send(m, p)], ...tab.workers.map((w, i) => [`.worker-${i}`, (m, p) => browser.send(m, p, w)])];
+        if (process.env.PROFILE) {
+          for (const [, send] of threads) await send('Profiler.enable').then(() => send('Profiler.setSamplingInterval', { interval: 500 })).then(() => send('Profiler.start'));
+        }
         const t0 = Date.now();
         await tab.click('[data-testid=s3-analyze]');
         await tab.waitFor(() => window.__whole, null, 600_000);
         clearInterval(sampler);
         const busyAfter = await busy();
         if (process.env.PROFILE) {
-          const { profile: cpu } = await tab.send('Profiler.stop');
-          fs.writeFileSync(process.env.PROFILE, JSON.stringify(cpu));
+          for (const [suffix, send] of threads) {
+            const { profile: cpu } = await send('Profiler.stop');
+            fs.writeFileSync(process.env.PROFILE.replace(/(\.cpuprofile)?$/, `${suffix}$1`), JSON.stringify(cpu));
+          }
         }
         const spent = (k) => `${k} ${((busyAfter[k] - busyBefore[k]) * 1000).toFixed(0)} ms`;
         console.log(`  the page's main thread: ${['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'].map(spent).join(', ')}`);
@@ -709,6 +718,20 @@ async function fleet(count, runs) {
         const delta = (k) => `${k} ${(rendererAtPeak[k] - rendererBefore[k]).toFixed(0)}`;
         console.log(`  the renderer's growth (MB): ${['anon', 'file', 'shmem'].map(delta).join(', ')}; heaps after (MB): ${await heaps(tab, true)}`);
         wholeMs = whole;
+        if (process.env.WARM) {
+          // The same selection again in the same tab: what the segment cache saves.
+          await tab.evaluate(() => (window.__first = window.__whole = undefined));
+          const warmBefore = await busy();
+          await tab.click('[data-testid=s3-analyze]');
+          await tab.waitFor(() => window.__whole, null, 600_000);
+          const warmAfter = await busy();
+          const [again, cached] = await tab.evaluate(() => [
+            window.__whole - window.__click,
+            document.querySelector('[data-testid=retrieval-progress]')?.getAttribute('data-cached'),
+          ]);
+          const task = ((warmAfter.TaskDuration - warmBefore.TaskDuration) * 1000).toFixed(0);
+          console.log(`  again (WARM): whole report ${again.toFixed(0)} ms, ${cached} files from the cache; the page's main thread ${task} ms`);
+        }
       } finally {
         await browser.close();
       }

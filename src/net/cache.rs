@@ -4,15 +4,17 @@
 //!
 //! Works in the page and in workers (both have `caches`). Entries carry their
 //! size and last use in headers; [`evict`] drops the least recently used ones
-//! beyond [`CAP_BYTES`]. Objects without an ETag are never cached (a changed
-//! object could not be told apart). The cache URL holds no credentials.
+//! beyond a cap. Which downloads are written, and when a hit records its use,
+//! is the core's policy (`d9lens_core::bucket::cached`). Objects without an
+//! ETag are never cached (a changed object could not be told apart). The
+//! cache URL holds no credentials.
 
+use d9lens_core::bucket::cached;
 use d9lens_core::s3::encode::uri_encode;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 pub const CACHE_NAME: &str = "d9lens-segments-v1";
-pub const CAP_BYTES: u64 = 512 * 1_000_000;
 const SIZE_HEADER: &str = "x-d9lens-size";
 const USED_HEADER: &str = "x-d9lens-used";
 
@@ -46,12 +48,16 @@ pub async fn get(id: &str) -> Option<js_sys::ArrayBuffer> {
         return None;
     }
     let response: web_sys::Response = hit.unchecked_into();
+    let used = header_u64(&response, USED_HEADER).unwrap_or(0);
     let buffer: js_sys::ArrayBuffer = JsFuture::from(response.array_buffer().ok()?)
         .await
         .ok()?
         .unchecked_into();
-    // Refresh the entry's last use (LRU); failure only makes it older.
-    let _ = put_with(&cache, &url, &buffer).await;
+    // Records the use (LRU) by writing the entry again, so only when the
+    // last one recorded is old; failure only makes it look older.
+    if cached::use_is_stale(used, js_sys::Date::now() as u64) {
+        let _ = put_with(&cache, &url, &buffer).await;
+    }
     Some(buffer)
 }
 
@@ -83,6 +89,11 @@ async fn put_with(cache: &web_sys::Cache, url: &str, bytes: &js_sys::ArrayBuffer
     Ok(())
 }
 
+/// A header of a cached response holding a number.
+fn header_u64(response: &web_sys::Response, name: &str) -> Option<u64> {
+    response.headers().get(name).ok().flatten()?.parse().ok()
+}
+
 /// One entry's URL, size and last use.
 struct Entry {
     request: web_sys::Request,
@@ -105,17 +116,9 @@ async fn entries(cache: &web_sys::Cache) -> Vec<Entry> {
             continue;
         }
         let response: web_sys::Response = hit.unchecked_into();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .ok()
-                .flatten()
-                .and_then(|v| v.parse::<u64>().ok())
-        };
         out.push(Entry {
-            size: header(SIZE_HEADER).unwrap_or(0),
-            used: header(USED_HEADER).unwrap_or(0),
+            size: header_u64(&response, SIZE_HEADER).unwrap_or(0),
+            used: header_u64(&response, USED_HEADER).unwrap_or(0),
             request,
         });
     }

@@ -8,6 +8,7 @@ use crate::protocol::Phase;
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::interim::{Interim, Next};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, crash, in_fold_order};
+use d9lens_core::bucket::cached;
 use d9lens_core::fleet::packed::outcomes_of;
 use d9lens_core::report::{FileError, Report};
 use d9lens_core::timeline::{KeptTimelines, Scene};
@@ -228,6 +229,10 @@ impl AppState {
         // In time order (a selection's), a fleet's files of one minute came
         // host after host, each held until the first host's last one folded.
         in_fold_order(&mut inputs, |i| &i.name);
+        cached::admit_writes(inputs.iter_mut().filter_map(|i| match &mut i.source {
+            Source::Url { cache, .. } => cache.as_mut(),
+            Source::Blob(_) | Source::Buffer(_) => None,
+        }));
         if inputs.is_empty() {
             self.notice
                 .set(Some("No trace files found (looking for .bin and .bin.gz).".into()));

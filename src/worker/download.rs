@@ -7,7 +7,8 @@ use d9lens_core::s3::{HttpRequest, Method};
 
 /// The segment's bytes and whether they came from the cache.
 /// Attempts follow the core's `Exchange` (`client::drive`; a presigned URL: no fixes).
-/// Only a body of the listed size is cached or taken from the cache.
+/// Only a body of the listed size is cached (if the run writes this one) or
+/// taken from the cache.
 pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(Vec<u8>, bool), String> {
     if let Some(object) = cached
         && let Some(buffer) = cache::get(object.id()).await
@@ -26,7 +27,7 @@ pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(V
     let response = client::drive(None, || request.clone())
         .await
         .map_err(|error| format!("Download failed: {} Fix: {}", error.cause(), error.fix()))?;
-    if let Some(object) = cached.filter(|o| o.holds(response.body.len() as u64)) {
+    if let Some(object) = cached.filter(|o| o.keeps(response.body.len() as u64)) {
         let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
         // Written in the background: the analysis need not wait for the
         // browser's storage.

@@ -447,6 +447,19 @@ test('a shared link reopens the selection after the keys are entered, from the c
   assert.ok(sharedUrl, 'needs the previous test');
   await control('DELETE', 'requests');
   const { page } = await openPage(sharedUrl);
+  // Each cached segment's recorded last use: a hit soon after the write
+  // reads the entry, it does not write it again.
+  const lastUses = () =>
+    page.evaluate(async () => {
+      const used = {};
+      for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        for (const req of await cache.keys()) used[req.url] = (await cache.match(req)).headers.get('x-d9lens-used');
+      }
+      return used;
+    });
+  const usedBefore = await lastUses();
+  assert.ok(Object.keys(usedBefore).length >= 3, JSON.stringify(usedBefore));
   assert.equal(await page.inputValue('[data-testid=s3-bucket]'), s3.bucket);
   assert.equal(await page.inputValue('[data-testid=s3-endpoint]'), s3.corsEndpoint);
   assert.equal(await page.inputValue('[data-testid=s3-access-key]'), '', 'keys are not in the link');
@@ -467,6 +480,7 @@ test('a shared link reopens the selection after the keys are entered, from the c
   await page.waitForFunction(() => !document.querySelector('[data-testid=s3-cancel]'));
   assert.equal(await page.getAttribute('[data-testid=retrieval-progress]', 'data-cached'), '3');
   assert.equal((await segmentGets('/')).length, 0, 'no segment was downloaded again');
+  assert.deepEqual(await lastUses(), usedBefore, 'the hits rewrote no entry');
   // The page says what it keeps, and forgets it on request.
   const usage = page.locator('[data-testid=cache-usage]');
   await usage.waitFor();

@@ -109,7 +109,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
     Effect::new(move |was_running: Option<bool>| {
         let running = app.running.get();
         if was_running == Some(true) && !running {
-            count_cached_after(cached, cache::evict(cache::CAP_BYTES));
+            count_cached_after(cached, cache::evict(d9lens_core::bucket::cached::CAP_BYTES));
         }
         running
     });

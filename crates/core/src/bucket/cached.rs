@@ -3,10 +3,28 @@
 //! buckets (or two endpoints) may hold the same key; an object rewritten in
 //! place gets another ETag (or size and upload time); a body whose length
 //! is not the listed size is a changed or broken download, and never cached.
+//!
+//! Writing a body into the browser's Cache Storage costs CPU on the small
+//! machine the analysis runs on (a few ms per MB, in the worker and the
+//! browser), so the cache is written only where a later run can read it
+//! back: a run writes its objects in fold order while they fit in the cap
+//! ([`admit_writes`]; beyond it a fleet-sized run would only evict its own
+//! first objects), and a hit records its use again only when the entry's
+//! last use is old enough to matter for eviction ([`use_is_stale`]), not by
+//! rewriting the body on every read.
 
 use super::catalog::SegmentRecord;
 use crate::s3::request::{Endpoint, S3Config};
 use serde::{Deserialize, Serialize};
+
+/// The most bytes the segment cache keeps: after each run the least
+/// recently used entries beyond it are evicted.
+pub const CAP_BYTES: u64 = 512 * 1_000_000;
+
+/// How old an entry's recorded last use may get before a hit records it
+/// again (ms). Eviction orders entries by last use; a coarser clock only
+/// blurs the order among entries used within this long of each other.
+pub const USE_REFRESH_MS: u64 = 10 * 60 * 1000;
 
 /// One version of one listed object, as the cache knows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +34,9 @@ pub struct CachedObject {
     id: String,
     /// The size the listing gave.
     size: u64,
+    /// Whether a download of it is written to the cache ([`admit_writes`]);
+    /// it is read from the cache either way.
+    write: bool,
 }
 
 impl CachedObject {
@@ -35,6 +56,7 @@ impl CachedObject {
         Some(CachedObject {
             id: format!("{endpoint}|{}|{}|{version}", config.bucket.as_str(), segment.key),
             size: segment.size,
+            write: true,
         })
     }
 
@@ -47,6 +69,28 @@ impl CachedObject {
     pub fn holds(&self, len: u64) -> bool {
         len == self.size
     }
+
+    /// Whether a downloaded body of `len` bytes is written to the cache.
+    pub fn keeps(&self, len: u64) -> bool {
+        self.write && self.holds(len)
+    }
+}
+
+/// Decides which of a run's objects, in fold order, a download writes to the
+/// cache: the first ones, while together they fit in [`CAP_BYTES`]. The
+/// others are still read from the cache when an earlier run kept them.
+pub fn admit_writes<'a>(objects: impl IntoIterator<Item = &'a mut CachedObject>) {
+    let mut left = CAP_BYTES;
+    for object in objects {
+        object.write = object.size <= left;
+        left = if object.write { left - object.size } else { 0 };
+    }
+}
+
+/// Whether a hit on an entry last used at `used_ms` records its use again
+/// at `now_ms` (epoch ms; an entry from a clock ahead of this one counts as fresh).
+pub fn use_is_stale(used_ms: u64, now_ms: u64) -> bool {
+    now_ms.saturating_sub(used_ms) >= USE_REFRESH_MS
 }
 
 #[cfg(test)]
@@ -90,5 +134,43 @@ mod tests {
         assert!(e.id().ends_with("|size=1300000;modified=1796047600"), "{}", e.id());
         assert!(CachedObject::of(&config(minio, "traces"), &segment(None, None)).is_none());
         assert!(a.holds(1_300_000) && !a.holds(1_299_999));
+    }
+
+    fn object(size: u64) -> CachedObject {
+        CachedObject {
+            id: format!("aws|b|{size}|etag=x"),
+            size,
+            write: true,
+        }
+    }
+
+    #[test]
+    fn a_run_writes_its_first_objects_while_they_fit_in_the_cap() {
+        let mb = 1_000_000;
+        let mut run: Vec<CachedObject> = (0..600).map(|_| object(mb)).collect();
+        admit_writes(&mut run);
+        let written = run.iter().filter(|o| o.keeps(mb)).count();
+        assert_eq!(written as u64, CAP_BYTES / mb);
+        assert!(run[..written].iter().all(|o| o.keeps(mb)), "a prefix, in fold order");
+        assert!(!run[written..].iter().any(|o| o.keeps(mb)));
+        // Once one does not fit, none after it is written, smaller or not:
+        // what is kept stays a prefix a rerun reads back.
+        let mut run = vec![object(CAP_BYTES - 10), object(20), object(5)];
+        admit_writes(&mut run);
+        assert_eq!(run.iter().map(|o| o.write).collect::<Vec<_>>(), [true, false, false]);
+        // A run within the cap writes everything; a wrong length never.
+        let mut run = vec![object(mb), object(mb)];
+        admit_writes(&mut run);
+        assert!(run.iter().all(|o| o.keeps(mb) && !o.keeps(mb - 1)));
+    }
+
+    #[test]
+    fn a_hit_records_its_use_again_only_when_that_is_old() {
+        let now = 1_796_047_600_000;
+        assert!(!use_is_stale(now, now));
+        assert!(!use_is_stale(now - USE_REFRESH_MS + 1, now));
+        assert!(use_is_stale(now - USE_REFRESH_MS, now));
+        assert!(use_is_stale(0, now), "no recorded use");
+        assert!(!use_is_stale(now + 5_000, now), "a clock ahead");
     }
 }
