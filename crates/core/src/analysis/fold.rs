@@ -8,7 +8,7 @@ use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::setup::SetupPartial;
 use super::spawn_locs::SpawnLocs;
 use super::stacks::{FrameTable, GroupIndex};
-use crate::hashing::FastIndexMap;
+use crate::hashing::{FastIndexSet, FastSet};
 use crate::hdr::{Histogram, merge_by_name};
 use crate::report::{KernelWait, Moment};
 use indexmap::IndexMap;
@@ -39,8 +39,10 @@ pub(super) struct Acc {
     pub(super) delay_hist: Option<Histogram>,
     pub(super) active_tasks: Vec<(u64, u64)>,
     pub(super) task_spawn_locs: SpawnLocs,
-    pub(super) task_spawn_times: FastIndexMap<u64, u64>,
-    pub(super) task_terminate_times: FastIndexMap<u64, u64>,
+    /// Tasks some file left alive, in the order first left so.
+    pub(super) tasks_left_alive: FastIndexSet<u64>,
+    /// Tasks any file terminated.
+    pub(super) tasks_terminated: FastSet<u64>,
     /// The frames of every stack of the fold.
     pub(super) frames: FrameTable,
     pub(super) cpu_groups: GroupIndex,
@@ -118,17 +120,8 @@ impl Acc {
         }
         self.active_tasks.extend(&p.active_tasks);
         self.task_spawn_locs.extend(std::mem::take(&mut p.task_spawn_locs));
-        // Thousands of tasks a file: the first file's maps are taken whole.
-        for (acc, part) in [
-            (&mut self.task_spawn_times, &mut p.task_spawn_times),
-            (&mut self.task_terminate_times, &mut p.task_terminate_times),
-        ] {
-            if acc.is_empty() {
-                *acc = std::mem::take(part);
-            } else {
-                acc.extend(part.iter());
-            }
-        }
+        self.tasks_left_alive.extend(p.tasks_left_alive.iter().copied());
+        self.tasks_terminated.extend(p.tasks_terminated.iter());
         self.cpu_groups
             .merge(&self.frames, &remap, std::mem::take(&mut p.cpu_groups));
         self.in_poll_groups

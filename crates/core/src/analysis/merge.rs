@@ -410,9 +410,9 @@ fn lifecycle(acc: &Acc) -> Lifecycle {
     let none = None;
     let alive_by_location = count_by(
         &mut acc
-            .task_spawn_times
-            .keys()
-            .filter(|t| !acc.task_terminate_times.contains_key(*t))
+            .tasks_left_alive
+            .iter()
+            .filter(|t| !acc.tasks_terminated.contains(*t))
             .map(|t| acc.task_spawn_locs.get(t).unwrap_or(&none)),
     );
     Lifecycle {
@@ -461,4 +461,58 @@ fn hotspot_tree(groups: &[Group], frames: &FrameTable) -> Vec<HotspotRow> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A partial of `file` that left `alive` tasks alive and terminated
+    /// `terminated`, each task spawned at `loc`.
+    fn tasks(file: &str, alive: &[u64], terminated: &[u64], locs: &[(u64, &str)]) -> Partial {
+        Partial {
+            file: file.into(),
+            tasks_left_alive: alive.to_vec(),
+            tasks_terminated: terminated.iter().copied().collect(),
+            task_spawn_locs: locs.iter().map(|&(t, loc)| (t, Some(Loc::from(loc)))).collect(),
+            ..Partial::default()
+        }
+    }
+
+    #[test]
+    fn a_task_is_alive_when_some_file_left_it_so_and_none_terminated_it() {
+        let files = || {
+            vec![
+                // 1 ends in b.bin; 2 spawned and ended here; 3 and 7 live on.
+                tasks(
+                    "a.bin",
+                    &[1, 3, 7],
+                    &[2],
+                    &[(1, "x.rs"), (2, "y.rs"), (3, "x.rs"), (7, "z.rs")],
+                ),
+                // 9 was spawned before the first file.
+                tasks("b.bin", &[5], &[1, 9], &[(5, "y.rs")]),
+                // An id another host also used (ids are bare across hosts): ended.
+                tasks("c.bin", &[], &[7], &[]),
+            ]
+        };
+        let names: Vec<String> = files().iter().map(|p| p.file.clone()).collect();
+        let alive = |order: &[usize]| {
+            let mut merger = Merger::new(Options::default()).with_files(names.clone());
+            let mut files: Vec<Option<Partial>> = files().into_iter().map(Some).collect();
+            for &i in order {
+                merger.add(files[i].take().unwrap());
+            }
+            merger
+                .into_report()
+                .lifecycle
+                .alive_by_location
+                .into_iter()
+                .map(|l| (l.loc, l.count))
+                .collect::<Vec<_>>()
+        };
+        let expected = vec![("x.rs".to_string(), 1), ("y.rs".to_string(), 1)];
+        assert_eq!(alive(&[0, 1, 2]), expected);
+        assert_eq!(alive(&[2, 0, 1]), expected, "any order in");
+    }
 }

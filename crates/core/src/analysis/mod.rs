@@ -14,6 +14,7 @@ mod series;
 mod setup;
 mod spawn_locs;
 mod stacks;
+mod task_ids;
 pub(crate) mod workers;
 
 pub use file::{FileAnalysis, FileOutcome, TraceAnalysis, analyze_file};

@@ -5,6 +5,7 @@ use super::memory::MemoryPartial;
 use super::setup::SetupPartial;
 use super::spawn_locs::{Loc, SpawnLocs};
 use super::stacks::{FrameId, FrameList, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
+use super::task_ids::TaskIds;
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::{Histogram, Tally};
@@ -95,8 +96,12 @@ pub struct Partial {
     pub active_tasks: Vec<(u64, u64)>,
     #[serde(with = "super::spawn_locs")]
     pub task_spawn_locs: SpawnLocs,
-    pub task_spawn_times: FastIndexMap<u64, u64>,
-    pub task_terminate_times: FastIndexMap<u64, u64>,
+    /// Tasks spawned in this file and not terminated in it, in spawn order:
+    /// the fold's candidates for the tasks alive at the end. A task spawned
+    /// and terminated in one file is not alive whatever the others say.
+    pub tasks_left_alive: Vec<u64>,
+    /// Every task terminated in this file.
+    pub tasks_terminated: TaskIds,
     /// The frames of every stack below.
     pub frames: FrameList,
     pub cpu_groups: Vec<Group>,
@@ -246,8 +251,13 @@ impl Partial {
                     .collect()
             },
             active_tasks,
-            task_spawn_times: std::mem::take(&mut trace.task_spawn_times),
-            task_terminate_times: std::mem::take(&mut trace.task_terminate_times),
+            tasks_left_alive: trace
+                .task_spawn_times
+                .keys()
+                .filter(|t| !trace.task_terminate_times.contains_key(*t))
+                .copied()
+                .collect(),
+            tasks_terminated: trace.task_terminate_times.keys().copied().collect(),
             cpu_groups,
             in_poll_groups: off_cpu.groups,
             idle_groups: off_cpu.idle_groups,

@@ -8,7 +8,7 @@ use super::FileOutcome;
 use crate::timeline;
 
 const MAGIC: &[u8; 4] = b"D9FO";
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WireError(pub String);
@@ -131,12 +131,9 @@ mod tests {
         assert!(decode(&bytes[..5]).is_err());
         let mut other = bytes.clone();
         other[4] = 9;
-        assert!(
-            decode(&other)
-                .unwrap_err()
-                .0
-                .starts_with("written by another version of d9lens (format 9, this one reads 2)")
-        );
+        assert!(decode(&other).unwrap_err().0.starts_with(&format!(
+            "written by another version of d9lens (format 9, this one reads {VERSION})"
+        )));
         // Cut anywhere: an error, never a panic.
         for cut in (0..bytes.len()).step_by(997) {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
