@@ -37,19 +37,20 @@ pub const MANY_SPANS: u64 = 20;
 
 impl FlagCounts {
     pub fn merge(&mut self, o: &FlagCounts) {
-        self.polls_over_10ms += o.polls_over_10ms;
-        self.polls_over_50ms += o.polls_over_50ms;
-        self.delays_over_5ms += o.delays_over_5ms;
-        self.queue_points_over_100 += o.queue_points_over_100;
+        self.polls_over_10ms = self.polls_over_10ms.saturating_add(o.polls_over_10ms);
+        self.polls_over_50ms = self.polls_over_50ms.saturating_add(o.polls_over_50ms);
+        self.delays_over_5ms = self.delays_over_5ms.saturating_add(o.delays_over_5ms);
+        self.queue_points_over_100 = self.queue_points_over_100.saturating_add(o.queue_points_over_100);
         for (w, c) in &o.contention {
             let d = self.contention.entry(*w).or_default();
-            d.periods += c.periods;
-            d.low += c.low;
+            d.periods = d.periods.saturating_add(c.periods);
+            d.low = d.low.saturating_add(c.low);
             d.low_ratio_sum += c.low_ratio_sum;
         }
         self.busy_polls.extend(o.busy_polls.iter().cloned());
         for (k, v) in &o.unmatched_spans {
-            *self.unmatched_spans.entry(k.clone()).or_default() += v;
+            let n = self.unmatched_spans.entry(k.clone()).or_default();
+            *n = n.saturating_add(*v);
         }
     }
 }

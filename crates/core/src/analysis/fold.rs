@@ -69,27 +69,27 @@ impl Acc {
             self.min_ts = Some(self.min_ts.map_or(lo, |m| m.min(lo)));
             self.max_ts = Some(self.max_ts.map_or(hi, |m| m.max(hi)));
         }
-        self.event_count += p.event_count;
-        self.cpu_sample_count += p.cpu_sample_count;
-        self.on_cpu += p.on_cpu;
-        self.off_cpu += p.off_cpu;
-        self.task_spawn_count += p.task_spawn_count;
-        self.task_alive_at_end += p.task_alive_at_end;
+        self.event_count = self.event_count.saturating_add(p.event_count);
+        self.cpu_sample_count = self.cpu_sample_count.saturating_add(p.cpu_sample_count);
+        self.on_cpu = self.on_cpu.saturating_add(p.on_cpu);
+        self.off_cpu = self.off_cpu.saturating_add(p.off_cpu);
+        self.task_spawn_count = self.task_spawn_count.saturating_add(p.task_spawn_count);
+        self.task_alive_at_end = self.task_alive_at_end.saturating_add(p.task_alive_at_end);
         self.max_local_queue = self.max_local_queue.max(p.max_local_queue);
         for (&w, ws) in &p.worker_stats {
             let d = self.workers.entry(w).or_default();
-            d.active_ns += ws.active_ns;
-            d.park_ns += ws.park_ns;
+            d.active_ns = d.active_ns.saturating_add(ws.active_ns);
+            d.park_ns = d.park_ns.saturating_add(ws.park_ns);
             d.ratio_sum += ws.ratio_sum;
-            d.active_count += ws.active_count;
-            d.poll_count += ws.poll_count;
-            d.park_count += ws.park_count;
+            d.active_count = d.active_count.saturating_add(ws.active_count);
+            d.poll_count = d.poll_count.saturating_add(ws.poll_count);
+            d.park_count = d.park_count.saturating_add(ws.park_count);
             d.sched_waits.extend(&ws.sched_waits);
-            d.poll_ns += ws.poll_ns;
+            d.poll_ns = d.poll_ns.saturating_add(ws.poll_ns);
         }
         merge_by_name(&mut self.poll_durations, std::mem::take(&mut p.poll_durations));
         let remap = self.frames.absorb(std::mem::take(&mut p.frames));
-        self.long_poll_count += p.long_poll_count;
+        self.long_poll_count = self.long_poll_count.saturating_add(p.long_poll_count);
         self.long_polls
             .extend(std::mem::take(&mut p.long_polls).into_iter().map(|mut lp| {
                 lp.sched_samples = lp.sched_samples.iter().map(|s| remap.stack(s)).collect();
@@ -104,10 +104,10 @@ impl Acc {
             }));
         keep_worst(&mut self.long_polls, |l| l.dur);
         self.queue_max = self.queue_max.max(p.queue_max);
-        self.queue_sum += p.queue_sum;
-        self.queue_count += p.queue_count;
-        self.delay_total += p.delay_total;
-        self.delay_high += p.delay_high;
+        self.queue_sum = self.queue_sum.saturating_add(p.queue_sum);
+        self.queue_count = self.queue_count.saturating_add(p.queue_count);
+        self.delay_total = self.delay_total.saturating_add(p.delay_total);
+        self.delay_high = self.delay_high.saturating_add(p.delay_high);
         self.delay_worst.append(&mut p.delay_worst);
         keep_worst(&mut self.delay_worst, |d| d.delay);
         if let Some(h) = p.delay_hist.take() {
@@ -128,10 +128,11 @@ impl Acc {
             .merge(&self.frames, &remap, std::mem::take(&mut p.in_poll_groups));
         self.idle_groups
             .merge(&self.frames, &remap, std::mem::take(&mut p.idle_groups));
-        self.in_poll += p.in_poll;
-        self.idle += p.idle;
+        self.in_poll = self.in_poll.saturating_add(p.in_poll);
+        self.idle = self.idle.saturating_add(p.idle);
         for (k, v) in &p.in_poll_by_loc {
-            *self.in_poll_by_loc.entry(k.clone()).or_default() += v;
+            let n = self.in_poll_by_loc.entry(k.clone()).or_default();
+            *n = n.saturating_add(*v);
         }
         merge_by_name(&mut self.span_stats, std::mem::take(&mut p.span_stats));
         for (name, (dur, start)) in std::mem::take(&mut p.span_slowest) {
@@ -152,7 +153,7 @@ impl Acc {
             self.runtimes.insert(name.to_string(), ids);
         }
         self.clock_anchor = self.clock_anchor.or(p.clock_anchor);
-        self.incomplete_files += u64::from(p.incomplete);
+        self.incomplete_files = self.incomplete_files.saturating_add(u64::from(p.incomplete));
         self.flags.merge(&p.flags);
     }
 

@@ -140,10 +140,10 @@ impl MemoryAcc {
             site: offset[s.site as usize],
             ..s
         }));
-        m.frees += other.frees;
+        m.frees = m.frees.saturating_add(other.frees);
         m.orphan_frees.extend(other.orphan_frees);
-        m.dropped_allocs += other.dropped_allocs;
-        m.dropped_frees += other.dropped_frees;
+        m.dropped_allocs = m.dropped_allocs.saturating_add(other.dropped_allocs);
+        m.dropped_frees = m.dropped_frees.saturating_add(other.dropped_frees);
         m.trace_sample_rate = m.trace_sample_rate.or(other.trace_sample_rate);
     }
 
@@ -155,7 +155,7 @@ impl MemoryAcc {
     pub fn bytes_by_stack(&self) -> Vec<Weighted> {
         let mut bytes = vec![0u64; self.m.sites.len()];
         for s in &self.m.samples {
-            bytes[s.site as usize] += s.size;
+            bytes[s.site as usize] = bytes[s.site as usize].saturating_add(s.size);
         }
         self.m
             .sites
@@ -190,18 +190,18 @@ impl MemoryAcc {
         let mut tasks: IndexMap<u64, TaskAlloc> = IndexMap::new();
         let freed_elsewhere: FastSet<&(u64, u64)> = m.orphan_frees.iter().collect();
         let mut estimated = 0.0;
-        let (mut leaked_count, mut leaked_bytes, mut total_bytes) = (0, 0, 0);
+        let (mut leaked_count, mut leaked_bytes, mut total_bytes) = (0, 0u64, 0u64);
         for s in &m.samples {
             let w = weight(s.size);
             estimated += w;
-            total_bytes += s.size;
+            total_bytes = total_bytes.saturating_add(s.size);
             if s.unfreed.is_some_and(|k| !freed_elsewhere.contains(&k)) {
                 leaked_count += 1;
-                leaked_bytes += s.size;
+                leaked_bytes = leaked_bytes.saturating_add(s.size);
             }
             let site = sites.entry(s.site).or_default();
             site.count += 1;
-            site.total_bytes += s.size;
+            site.total_bytes = site.total_bytes.saturating_add(s.size);
             site.estimated_bytes += w;
             if let Some(task) = s.task {
                 let t = tasks.entry(task).or_insert_with(|| TaskAlloc {
@@ -209,7 +209,7 @@ impl MemoryAcc {
                     ..TaskAlloc::default()
                 });
                 t.count += 1;
-                t.sampled_bytes += s.size;
+                t.sampled_bytes = t.sampled_bytes.saturating_add(s.size);
                 t.estimated_bytes += w;
             }
         }

@@ -515,4 +515,34 @@ mod tests {
         assert_eq!(alive(&[0, 1, 2]), expected);
         assert_eq!(alive(&[2, 0, 1]), expected, "any order in");
     }
+
+    /// Partials read off the wire are crafted at worst: counts that add up
+    /// past `u64::MAX` stop there (a debug build would panic, a release
+    /// build wrap to nonsense).
+    #[test]
+    fn counts_that_add_up_past_u64_saturate() {
+        let huge = |file: &str| {
+            let mut p = Partial {
+                file: file.into(),
+                event_count: u64::MAX - 1,
+                cpu_sample_count: u64::MAX,
+                on_cpu: u64::MAX,
+                queue_sum: u64::MAX,
+                queue_count: 2,
+                ..Partial::default()
+            };
+            p.worker_stats.entry(0).or_default().active_ns = u64::MAX;
+            p.flags.polls_over_10ms = u64::MAX;
+            p
+        };
+        let mut merger = Merger::new(Options::default());
+        merger.add(huge("a.bin"));
+        merger.add(huge("b.bin"));
+        let summary = merger.into_report().summary;
+        assert_eq!(summary.event_count, u64::MAX);
+        assert_eq!(
+            (summary.cpu_sample_count, summary.on_cpu_sample_count),
+            (u64::MAX, u64::MAX)
+        );
+    }
 }

@@ -52,12 +52,12 @@ impl SetupPartial {
 
     /// Another file's inputs added to these.
     pub(super) fn add(&mut self, o: &SetupPartial) {
-        self.symbols += o.symbols;
-        self.symbols_with_location += o.symbols_with_location;
-        self.wake_events += o.wake_events;
-        self.poll_starts += o.poll_starts;
-        self.unparks += o.unparks;
-        self.on_cpu_chain_frames += o.on_cpu_chain_frames;
+        self.symbols = self.symbols.saturating_add(o.symbols);
+        self.symbols_with_location = self.symbols_with_location.saturating_add(o.symbols_with_location);
+        self.wake_events = self.wake_events.saturating_add(o.wake_events);
+        self.poll_starts = self.poll_starts.saturating_add(o.poll_starts);
+        self.unparks = self.unparks.saturating_add(o.unparks);
+        self.on_cpu_chain_frames = self.on_cpu_chain_frames.saturating_add(o.on_cpu_chain_frames);
         self.on_cpu_addresses.extend(&o.on_cpu_addresses);
         self.tokio_unstable_false |= o.tokio_unstable_false;
         self.time.add(&o.time);

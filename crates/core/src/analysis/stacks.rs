@@ -170,7 +170,7 @@ impl GroupIndex {
         match self.0.entry(table.key(&group.stack)) {
             indexmap::map::Entry::Occupied(mut e) => {
                 let first = e.get_mut();
-                first.count += group.count;
+                first.count = first.count.saturating_add(group.count);
                 first.blocked_ns = first.blocked_ns.saturating_add(group.blocked_ns);
                 first.at = first.at.take().or(group.at);
             }
