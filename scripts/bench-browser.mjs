@@ -684,7 +684,7 @@ async function fleet(count, runs) {
           }
         }
         const spent = (k) => `${k} ${((busyAfter[k] - busyBefore[k]) * 1000).toFixed(0)} ms`;
-        console.log(`  the page's main thread: ${['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'].map(spent).join(', ')}`);
+        console.log(`  the page's main thread: ${['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'].map(spent).join(', ')}; layouts ${busyAfter.LayoutCount - busyBefore.LayoutCount}`);
         const [first, whole, merged, perFile] = await tab.evaluate(() => [
           window.__first - window.__click,
           window.__whole - window.__click,

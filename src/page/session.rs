@@ -121,8 +121,9 @@ pub struct AppState {
 /// The least time between two redraws of the progress rows, ms. A run of
 /// hundreds of files sends thousands of progress events: redrawing the
 /// table for each one kept the page's thread busy, and on a machine with
-/// as many workers as cores that time came out of the analysis.
-const ROWS_EVERY_MS: u64 = 100;
+/// as many workers as cores that time came out of the analysis. Four
+/// redraws a second still read as live, and each lays the page out again.
+const ROWS_EVERY_MS: u64 = 250;
 
 /// One file to analyze.
 pub struct Input {
