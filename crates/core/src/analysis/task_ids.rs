@@ -1,7 +1,7 @@
 //! A file's terminated tasks as its partial carries them: the ids alone,
 //! sorted, and on the wire as the gaps between them. A busy segment ends
 //! thousands of tasks whose ids run nearly consecutively, so most gaps take
-//! one byte where an id with its time took ten, and reading them back builds
+//! one byte where an id with its time took several, and reading them back builds
 //! no map: the fold needs only to know which ids ended.
 
 use serde::de::{Error, SeqAccess, Visitor};

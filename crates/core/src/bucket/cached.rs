@@ -4,10 +4,9 @@
 //! place gets another ETag (or size and upload time); a body whose length
 //! is not the listed size is a changed or broken download, and never cached.
 //!
-//! Writing a body into the browser's Cache Storage costs CPU on the small
-//! machine the analysis runs on (a few ms per MB, in the worker and the
-//! browser), so the cache is written only where a later run can read it
-//! back: a run writes its objects in fold order while they fit in the cap
+//! Writing a body into the browser's Cache Storage costs CPU on the
+//! machine the analysis runs on (in the worker and in the browser), so the
+//! cache is written only where a later run can read it back: a run writes its objects in fold order while they fit in the cap
 //! ([`admit_writes`]; beyond it a fleet-sized run would only evict its own
 //! first objects), and a hit records its use again only when the entry's
 //! last use is old enough to matter for eviction ([`use_is_stale`]), not by
