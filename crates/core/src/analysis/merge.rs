@@ -531,7 +531,13 @@ mod tests {
                 queue_count: 2,
                 ..Partial::default()
             };
-            p.worker_stats.entry(0).or_default().active_ns = u64::MAX;
+            for w in [0, 1] {
+                let ws = p.worker_stats.entry(w).or_default();
+                (ws.active_ns, ws.poll_count) = (u64::MAX, u64::MAX / 2);
+                let c = p.flags.contention.entry(w).or_default();
+                (c.periods, c.low) = (u64::MAX, u64::MAX / 2);
+            }
+            p.active_tasks = (0..12).map(|t| (t, u64::MAX / 2)).collect();
             p.flags.polls_over_10ms = u64::MAX;
             p
         };

@@ -87,7 +87,7 @@ pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
     }
     if let (Some(first), Some(last)) = (acc.active_tasks.first(), acc.active_tasks.last()) {
         let peak = acc.active_tasks.iter().map(|p| p.1).max().unwrap_or(0);
-        if acc.active_tasks.len() > 10 && last.1 > 2 * first.1 && last.1 == peak {
+        if acc.active_tasks.len() > 10 && last.1 > first.1.saturating_mul(2) && last.1 == peak {
             out.push(flag(
                 Severity::Warning,
                 "task-leak",
@@ -154,7 +154,7 @@ pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
     if let (Some(&min), Some(&max)) = (polls.iter().min(), polls.iter().max())
         && polls.len() >= 2
         && min > 0
-        && max > 3 * min
+        && max > min.saturating_mul(3)
     {
         out.push(flag(
             Severity::Info,
@@ -164,7 +164,7 @@ pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
         ));
     }
     for (w, c) in &f.contention {
-        if c.periods > 10 && c.low * 10 > c.periods {
+        if c.periods > 10 && c.low.saturating_mul(10) > c.periods {
             out.push(flag(
                 Severity::Warning,
                 "cpu-contention",
