@@ -16,14 +16,6 @@ impl TaskIds {
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         self.0.iter().copied()
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl FromIterator<u64> for TaskIds {
@@ -102,6 +94,13 @@ mod tests {
         for json in ["[5,0]", &format!("[1,{}]", u64::MAX), "[-1]"] {
             assert!(serde_json::from_str::<TaskIds>(json).is_err(), "{json}");
         }
-        assert_eq!(serde_json::from_str::<TaskIds>("[0]").unwrap().len(), 1, "task 0");
+        assert_eq!(
+            serde_json::from_str::<TaskIds>("[0]")
+                .unwrap()
+                .iter()
+                .collect::<Vec<_>>(),
+            [0],
+            "task 0"
+        );
     }
 }
