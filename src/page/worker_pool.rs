@@ -137,9 +137,6 @@ struct Held {
     shares: bool,
     /// Its size as listed (an S3 object), else 0.
     bytes: u64,
-    /// An S3 object not yet in the worker's memory (until its `Fetched`);
-    /// held by the worker that downloads it only.
-    downloading: bool,
 }
 
 impl Slot {
@@ -149,13 +146,6 @@ impl Slot {
 
     fn release(&mut self, id: u32) {
         self.jobs.retain(|h| h.id != id);
-    }
-
-    fn fetched(&mut self, id: u32) {
-        self.jobs
-            .iter_mut()
-            .filter(|h| h.id == id)
-            .for_each(|h| h.downloading = false);
     }
 
     /// Whether it may take a job of `bytes` that `shares` now.
@@ -291,10 +281,7 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 bytes,
                 events,
             }),
-            FromWorker::Fetched { id, bytes, cached } => {
-                slot.fetched(id);
-                Some(PoolEvent::Fetched { id, bytes, cached })
-            }
+            FromWorker::Fetched { id, bytes, cached } => Some(PoolEvent::Fetched { id, bytes, cached }),
             FromWorker::Done {
                 id,
                 outcome,
@@ -395,17 +382,7 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
         let (index, partner, job, options, listener) = {
             let mut guard = inner.borrow_mut();
             let Some(next) = guard.queue.front() else { return };
-            let download = matches!(next.source, Source::Url { .. });
-            let in_flight = guard
-                .slots
-                .iter()
-                .flat_map(|s| &s.jobs)
-                .filter(|h| h.downloading)
-                .count();
-            if download && !ahead::starts_download(in_flight) {
-                return;
-            }
-            let shares = next.inspect.is_none() && download;
+            let shares = next.inspect.is_none() && matches!(next.source, Source::Url { .. });
             let bytes = match next.source {
                 Source::Url { size, .. } => size,
                 Source::Blob(_) | Source::Buffer(_) => 0,
@@ -431,7 +408,6 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
                     id: job.id,
                     shares,
                     bytes,
-                    downloading: download && slot == index,
                 });
             }
             (index, partner, job, guard.options.clone(), guard.listener.clone())

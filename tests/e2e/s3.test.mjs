@@ -518,42 +518,6 @@ test('a broken segment shows its error (key and byte offset) while the rest is r
   await page.close();
 });
 
-test('the page keeps at most six downloads under way, the connections a browser opens to S3', { timeout: 180_000 }, async () => {
-  // Four workers, seven segments: the workers would hold them all at once.
-  const { page, problems } = await open(browser.context, browser.baseUrl, '[data-testid=s3-connect]', { cores: 4 });
-  await clearCache(page);
-  await connect(page);
-  await listed(page);
-  await page.locator('[data-testid=host][data-host=ip-10-0-1-23] [data-testid=host-pick]').click();
-  await selected(page, 7);
-  // Every segment is held 500 ms, so the downloads overlap however fast the
-  // server. Counted as the page issues them: a request beyond six waits in
-  // the browser, its answer deadline running, and reaches no server.
-  await control('POST', 'fault', { pass: true, delayMs: 500, count: 100, pathContains: '.bin.gz' });
-  const segment = (req) => req.method() === 'GET' && new URL(req.url()).pathname.endsWith('.bin.gz');
-  let underWay = 0;
-  let most = 0;
-  const issued = (req) => segment(req) && (most = Math.max(most, ++underWay));
-  const ended = (req) => segment(req) && underWay--;
-  browser.context.on('request', issued);
-  browser.context.on('requestfinished', ended);
-  browser.context.on('requestfailed', ended);
-  try {
-    await page.click('[data-testid=s3-analyze]');
-    await shownNumbers(page);
-  } finally {
-    browser.context.off('request', issued);
-    browser.context.off('requestfinished', ended);
-    browser.context.off('requestfailed', ended);
-    await control('DELETE', 'fault');
-  }
-  assert.equal(await page.locator('[data-testid=errors]').count(), 0, 'no segment failed');
-  assert.ok(most <= 6, `${most} downloads under way at once`);
-  assert.ok(most >= 5, `the downloads overlapped (${most} at once at most)`);
-  await assertClean(page, problems);
-  await page.close();
-});
-
 test('a 503 from S3 is retried, for listings and downloads', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');
   await control('POST', 'fault', { status: 503, count: 1, pathContains: 'list-type=2' });
