@@ -81,9 +81,15 @@ pub enum ToWorker {
     /// the browser optimizes its code, and grow the heap to `heap_bytes`,
     /// touching every page. With `page`, answer [`FromWorker::WarmedUp`] with
     /// that trace's outcome so the page readies its own code too; else no
-    /// answer. Sent by the pool, never to the catalog worker.
+    /// answer. `downloads`: the most S3 downloads it runs at once, its share
+    /// of all the workers' (`run::ahead::downloads_at_once`). Sent by
+    /// the pool before any file, never to the catalog worker.
     #[serde(rename_all = "camelCase")]
-    WarmUp { heap_bytes: u64, page: bool },
+    WarmUp {
+        heap_bytes: u64,
+        page: bool,
+        downloads: usize,
+    },
     /// A request to the catalog worker, answered by [`FromWorker::Catalog`] with the same `id`.
     #[serde(rename_all = "camelCase")]
     Catalog { id: u32, request: CatalogRequest },

@@ -216,6 +216,7 @@ fn a_warm_up_request_is_not_answered_and_leaves_the_worker_analyzing() {
     let (msg, _) = protocol::encode_to_worker(ToWorker::WarmUp {
         heap_bytes: 8 << 20,
         page: false,
+        downloads: 1,
     });
     assert!(run_handler(&msg).is_empty());
     let (msg, _) = protocol::encode_to_worker(analyze_request(13, "trace.4.bin", SMALL_TRACE));
@@ -232,6 +233,7 @@ async fn a_warm_up_for_the_page_answers_with_an_outcome_the_page_readies_itself_
     let (msg, _) = protocol::encode_to_worker(ToWorker::WarmUp {
         heap_bytes: 0,
         page: true,
+        downloads: 1,
     });
     let posted = run_handler(&msg);
     let [FromWorker::WarmedUp { .. }] = posted.as_slice() else {

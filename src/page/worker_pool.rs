@@ -256,6 +256,7 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
     let (listener, event) = {
         let mut guard = inner.borrow_mut();
         let listener = guard.listener.clone();
+        let workers = guard.slots.len();
         let Some(slot) = guard.slots.get_mut(index) else { return };
         let event = match msg {
             FromWorker::Ready => {
@@ -264,6 +265,7 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                     heap_bytes: warm_heap_bytes(index),
                     // One worker's warm-up trace readies the page's code too.
                     page: index == 0,
+                    downloads: ahead::downloads_at_once(index, workers),
                 };
                 if let Err(err) = slot.worker.post_message(&protocol::encode_to_worker(warm_up).0) {
                     web_sys::console::error_2(&"d9lens: could not warm up a worker".into(), &err);

@@ -82,7 +82,14 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
                 message: "a decode request came without its channel".into(),
             }),
         },
-        ToWorker::WarmUp { heap_bytes, page } => warm_up(heap_bytes, page, &mut post),
+        ToWorker::WarmUp {
+            heap_bytes,
+            page,
+            downloads,
+        } => {
+            download::set_share(downloads);
+            warm_up(heap_bytes, page, &mut post);
+        }
         ToWorker::Catalog { id, request } => post(FromWorker::Catalog {
             id,
             reply: catalog(request),

@@ -518,6 +518,50 @@ test('a broken segment shows its error (key and byte offset) while the rest is r
   await page.close();
 });
 
+test('the workers keep at most twelve downloads under way, two per connection a browser opens to S3', { timeout: 180_000 }, async () => {
+  // Eight workers, fifteen segments: the workers would hold them all at once;
+  // their shares of twelve are 2, 2, 2, 2, 1, 1, 1 and 1.
+  const { page, problems } = await open(browser.context, browser.baseUrl, '[data-testid=s3-connect]', { cores: 8 });
+  await clearCache(page);
+  await connect(page);
+  await listed(page);
+  await page.click('[data-testid=mode-sample]');
+  await page.fill('[data-testid=sel-from]', '2026-11-30 00:00:00');
+  await page.fill('[data-testid=sel-to]', '2026-12-01 23:59:59');
+  await page.fill('[data-testid=sel-sample-n]', '15');
+  await selected(page, 15);
+  // Every segment is held 500 ms, so the downloads overlap however fast the
+  // server. Counted as the page issues them: a request beyond the browser's
+  // six connections waits in the browser, its answer deadline running.
+  await control('POST', 'fault', { pass: true, delayMs: 500, count: 100, pathContains: '.bin.gz' });
+  const segment = (req) => req.method() === 'GET' && new URL(req.url()).pathname.endsWith('.bin.gz');
+  let underWay = 0;
+  let most = 0;
+  const issued = (req) => segment(req) && (most = Math.max(most, ++underWay));
+  const ended = (req) => segment(req) && underWay--;
+  browser.context.on('request', issued);
+  browser.context.on('requestfinished', ended);
+  browser.context.on('requestfailed', ended);
+  try {
+    await page.click('[data-testid=s3-analyze]');
+    await shownNumbers(page);
+  } finally {
+    browser.context.off('request', issued);
+    browser.context.off('requestfinished', ended);
+    browser.context.off('requestfailed', ended);
+    await control('DELETE', 'fault');
+  }
+  // (The sample holds the fixture bucket's broken segment: its error is the decoder's.)
+  const errors = await page.locator('[data-testid=error]').allTextContents();
+  assert.ok(!errors.some((e) => e.includes('Download failed')), `no download failed: ${errors}`);
+  assert.ok(most <= 12, `${most} downloads under way at once`);
+  assert.ok(most >= 10, `the downloads overlapped (${most} at once at most)`);
+  await assertClean(page, problems);
+  // The tests after this one count downloads of segments it cached.
+  await clearCache(page);
+  await page.close();
+});
+
 test('a 503 from S3 is retried, for listings and downloads', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');
   await control('POST', 'fault', { status: 503, count: 1, pathContains: 'list-type=2' });
