@@ -561,10 +561,10 @@ function rendererRss(profile) {
  * memory never shrinks, so after a run it is each heap's peak.
  */
 async function heaps(tab, wasm) {
-  const of = async (send) => {
+  const of = async (send, withWasm) => {
     const use = await send('Runtime.getHeapUsage');
     const heap = { js: use.usedSize / 2 ** 20, wasm: NaN };
-    if (wasm) {
+    if (withWasm) {
       const { result } = await send('Runtime.evaluate', { expression: 'WebAssembly.Memory.prototype' });
       const { objects } = await send('Runtime.queryObjects', { prototypeObjectId: result.objectId });
       const sum = await send('Runtime.callFunctionOn', {
@@ -576,10 +576,14 @@ async function heaps(tab, wasm) {
     }
     return heap;
   };
-  const show = (h) => (wasm ? `wasm ${h.wasm.toFixed(0)} + JS ${h.js.toFixed(0)}` : `JS ${h.js.toFixed(0)}`);
-  const page = await of((method, params) => tab.send(method, params));
+  const show = (h) => (Number.isNaN(h.wasm) ? `JS ${h.js.toFixed(0)}` : `wasm ${h.wasm.toFixed(0)} + JS ${h.js.toFixed(0)}`);
+  // The page's wasm memory is not summed: `Runtime.queryObjects` crashes
+  // Chromium's renderer (156: SIGSEGV) in any realm where a wasm module
+  // exports a funcref table, as the page's main module does once split
+  // (scripts/build-page.sh). It shows in the renderer's RSS.
+  const page = await of((method, params) => tab.send(method, params), false);
   const workers = [];
-  for (const id of tab.workers) workers.push(await of((method, params) => tab.browser.send(method, params, id)));
+  for (const id of tab.workers) workers.push(await of((method, params) => tab.browser.send(method, params, id), wasm));
   return `page ${show(page)}; workers ${workers.map(show).join(', ')}`;
 }
 

@@ -12,7 +12,7 @@
 //   node scripts/hash-assets.mjs [DIR]    (default: $TRUNK_STAGING_DIR)
 //
 // A reference is a file's name in quotes, alone or after `./`, in index.html or in
-// another file that is text (.js, .css, .html). Files are renamed leaves first, so
+// another file that is text (.js, .css, .html), unless it is an object's key. Files are renamed leaves first, so
 // a file's hash covers the hashed names it refers to.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -38,7 +38,7 @@ export function hashAssets(dir) {
   const refersTo = (referrer, name) => {
     if (!isText(referrer)) return false;
     const text = content.get(referrer).toString('utf8');
-    return references(name).some((p) => text.includes(p));
+    return references(name).some((p) => referenceRe(p).test(text));
   };
 
   const renamed = new Map();
@@ -71,13 +71,19 @@ function references(name) {
   return ['"', "'", '`'].flatMap((q) => [`${q}./${name}${q}`, `${q}${name}${q}`]);
 }
 
+/** Where `ref` is a reference in `text`: not as a key (`"./name": …`), which
+ *  is how wasm-bindgen's glue names a wasm import module, by its original name. */
+function referenceRe(ref) {
+  return new RegExp(`${ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\s*:)`, 'g');
+}
+
 function rewriteRefs(content, file, renamed, isText) {
   if (!isText(file)) return;
   let text = content.get(file).toString('utf8');
   for (const [from, to] of renamed) {
     const targets = references(to);
     references(from).forEach((ref, i) => {
-      text = text.split(ref).join(targets[i]);
+      text = text.replace(referenceRe(ref), () => targets[i]);
     });
   }
   content.set(file, Buffer.from(text, 'utf8'));

@@ -7,6 +7,7 @@ TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 BINARYEN_VERSION=132.0.0
 CARGO_LAMBDA_VERSION=1.9.2
+WASM_SPLIT_VERSION=0.2.3
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 export PATH="$HOME/.cargo/bin:$here/node_modules/.bin:$PATH"
@@ -29,6 +30,14 @@ fi
 if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION\$"; then
   log "installing trunk $TRUNK_VERSION (about 15 minutes)"
   cargo install --locked trunk --version "$TRUNK_VERSION" --force
+fi
+
+# Splits the page's wasm into chunks (scripts/build-page.sh); no prebuilt
+# binary is published, and it builds in about a minute.
+# (It prints no version: cargo's list of installed crates tells.)
+if ! cargo install --list | grep -q "^wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+  log "installing wasm-split-cli $WASM_SPLIT_VERSION (about a minute)"
+  cargo install --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary --force
 fi
 
 # The S3-compatible server of the S3 tests and the demo bucket (tests/s3/server: the

@@ -1,6 +1,7 @@
 // Turns a built page (dist/, after scripts/hash-assets.mjs) into one HTML file:
 // styles inlined, the favicon as a data: URL, boot.js inline, and the page's and
-// the worker's glue and wasm in data blocks that boot.js loads (see its header).
+// the worker's glue and wasm, the page's chunks and their loader in data blocks
+// that boot.js loads (see its header).
 // The file works from any static host or as one object (attached to a ticket,
 // uploaded next to the traces). dial9's demo trace is left out (4 MB): drop a
 // trace on the page instead.
@@ -8,7 +9,8 @@
 //   node scripts/single-file.mjs DIST OUT.html
 //
 // Inline code needs the CSP to allow it: each inline script and style is allowed
-// by its SHA-256 hash, and the glue modules and the worker by `blob:`.
+// by its SHA-256 hash, the glue modules and the worker by `blob:` (script-src),
+// and the page's chunks by `blob:` (connect-src).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,6 +43,8 @@ export function singleFile(dist) {
   html = html.replace(/<link rel="icon" href="\.\/([^"]+\.svg)"([^>]*)>/, (_, name, rest) => {
     return `<link rel="icon" href="data:image/svg+xml;base64,${read(name).toString('base64')}"${rest}>`;
   });
+  // Its code is inline: nothing to preload.
+  html = html.replace(/\s*<link rel="(?:modulepreload|preload)" [^>]*>/g, '');
   // No demo trace: the page hides its button when the tag is absent.
   html = html.replace(/\s*<meta name="d9lens-asset" id="asset-demo-trace"[^>]*>/, '');
 
@@ -53,9 +57,22 @@ export function singleFile(dist) {
   const workerGlue = one(loader, /importScripts\("\.\/([^"]+)"\)/, 'worker glue in its loader');
   const workerWasm = one(loader, /wasm_bindgen\("\.\/([^"]+)"\)/, 'worker wasm in its loader');
 
+  // The page's later chunks and their loader (scripts/build-page.sh).
+  const splitName = one(boot, /'\.\/(__wasm_split-[0-9a-f]{16}\.js)'/, 'chunk loader in boot.js');
+  const split = read(splitName).toString('utf8');
+  const chunks = Object.fromEntries(
+    [...split.matchAll(/new URL\("\.\/([^"]+\.wasm)", import\.meta\.url\)/g)].map(([, name]) => [
+      name,
+      read(name).toString('base64'),
+    ]),
+  );
+  if (Object.keys(chunks).length === 0) throw new Error(`${splitName} names no chunk`);
+
   const blocks = [
     dataBlock('d9lens-page-glue', read(pageGlue).toString('utf8')),
     dataBlock('d9lens-page-wasm', read(pageWasm).toString('base64')),
+    dataBlock('d9lens-page-split', split),
+    dataBlock('d9lens-page-chunks', JSON.stringify(chunks)),
     dataBlock('d9lens-worker-glue', read(workerGlue).toString('utf8')),
     dataBlock('d9lens-worker-wasm', read(workerWasm).toString('base64')),
   ].join('\n');
@@ -73,6 +90,8 @@ export function singleFile(dist) {
       directives[i] = `${directives[i]} ${extra.join(' ')}`;
     };
     add('script-src', [...hashes.script, 'blob:']);
+    // The chunks are fetched from blob: URLs.
+    add('connect-src', ['blob:']);
     add('style-src', hashes.style);
     return `${start}${directives.join('; ')}"`;
   });

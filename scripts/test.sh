@@ -28,6 +28,8 @@ step "format and lints"
 cargo fmt --all --check
 cargo clippy -p d9lens-core -p d9lens-http -p d9lens-cli -p d9lens-lambda -p d9lens-s3-server --all-targets -- -D warnings
 cargo clippy -p d9lens-web --target wasm32-unknown-unknown --all-targets -- -D warnings
+# The page's own build: its split points (scripts/build-page.sh).
+cargo clippy -p d9lens-web --target wasm32-unknown-unknown --bin d9lens-web --features chunks -- -D warnings
 
 step "native tests (core, CLI, the S3 test server; the Lambda function in its emulator)"
 cargo build -p d9lens-lambda

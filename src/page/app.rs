@@ -1,9 +1,9 @@
 //! The page.
 
+use crate::page::chunks;
 use crate::page::drop_zone::{DEMO_NAME, DropZone};
 use crate::page::errors::ErrorsPanel;
 use crate::page::progress::ProgressPanel;
-use crate::page::report::ReportView;
 use crate::page::s3::panel::S3Panel;
 use crate::page::session::AppState;
 use crate::page::timeline::Focus;
@@ -19,6 +19,7 @@ pub fn App() -> impl IntoView {
     {
         state.analyze_url(&url, DEMO_NAME);
     }
+    chunks::fetch_after_first_paint();
     view! {
         <header class="topbar">
             <div class="topbar-inner">
@@ -35,7 +36,7 @@ pub fn App() -> impl IntoView {
             {move || state.notice.get().map(|n| view! { <p class="notice" data-testid="notice">{n}</p> })}
             <ProgressPanel state=state />
             <ErrorsPanel state=state />
-            {move || state.report.get().map(|r| view! { <ReportView report=r state=state /> })}
+            {move || state.report.get().map(|r| chunks::report(r, state))}
         </main>
         <footer class="footer">
             "d9lens · runs entirely in your browser · numbers as dial9's analyze.js prints them"

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod assets;
 pub mod canvas;
+pub mod chunks;
 pub mod discovery;
 pub mod download;
 pub mod drop_zone;

@@ -30,7 +30,12 @@ pub fn page(outcome: Vec<u8>) {
         std::hint::black_box(merger.into_report());
     });
     if let Some(timeline) = first.timeline {
-        repeat(DRAW_MS, crate::page::timeline::warm_up(Scene::new(vec![timeline])));
+        // The drawing is in the report's chunk: it runs once that is in.
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Some(draw) = crate::page::chunks::timeline_warm_up(Scene::new(vec![timeline])).await {
+                repeat(DRAW_MS, draw);
+            }
+        });
     }
 }
 

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, serveDir } from '../../scripts/serve.mjs';
 import { singleFile } from '../../scripts/single-file.mjs';
@@ -70,9 +71,14 @@ function recordFailures() {
   return { failures, responses, stop };
 }
 
-async function analyzeDemoTraceByDrop(page) {
+async function analyzeDemoTraceByDropUntil(page, selector) {
   const name = 'demo-trace.bin';
   await dropFiles(page, [{ name, bytes: fs.readFileSync(path.join(fixtures, name)) }]);
+  await page.locator(selector).waitFor({ timeout: REPORT_TIMEOUT });
+}
+
+async function analyzeDemoTraceByDrop(page) {
+  await analyzeDemoTraceByDropUntil(page, '[data-testid=report]');
   const shown = await shownNumbers(page);
   const reference = fs.readFileSync(path.join(fixtures, 'demo-trace.bin.report.txt'), 'utf8');
   assert.deepEqual(shown, reportNumbers(reference));
@@ -105,6 +111,52 @@ test('the production dist/ works from a sub-path of a plain static server, with 
     assert.ok(paths.every((p) => p.startsWith('/tools/d9lens/')), `every request stays under the sub-path: ${paths}`);
   } finally {
     rec.stop();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+/** What the first paint of a build needs: index.html, what it names, and what boot.js names. */
+function firstPaintFiles(dir) {
+  const named = (file) =>
+    [...fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/["']\.\/([^"'/]+)["']/g)]
+      .map((m) => m[1])
+      .filter((n) => fs.existsSync(path.join(dir, n)));
+  const fromIndex = named('index.html');
+  const boot = fromIndex.find((n) => n.startsWith('boot-'));
+  // The worker and the demo trace are fetched once the page runs, not for its first paint.
+  const later = (n) => n.startsWith('worker') || n.startsWith('demo-trace');
+  return ['index.html', ...new Set([...fromIndex, ...named(boot)])].filter((n) => !later(n));
+}
+
+test('the first paint needs at most 600 KB gzip; the report comes in a chunk fetched after it', { timeout: 180_000 }, async () => {
+  // Issue 16: a shared page is opened cold, often on a slow link.
+  const files = firstPaintFiles(dist);
+  const gzip = (n) => zlib.gzipSync(fs.readFileSync(path.join(dist, n)), { level: 9 }).length;
+  const sizes = Object.fromEntries(files.map((n) => [n, gzip(n)]));
+  const total = Object.values(sizes).reduce((a, b) => a + b, 0);
+  assert.ok(files.some((n) => /^d9lens-web_bg-.*\.wasm$/.test(n)), `the page's wasm is counted: ${files}`);
+  assert.ok(!files.some((n) => n.startsWith('split_')), `no chunk is part of the first paint: ${files}`);
+  assert.ok(total <= 600_000, `first paint ${total} B gzip: ${JSON.stringify(sizes)}`);
+
+  const server = await serveDir(dist, 0);
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const rec = recordFailures();
+  try {
+    // The report's chunk cannot be fetched: the page starts and says so where the report would be.
+    await context.route('**/split_report-*.wasm', (route) => route.abort());
+    const { page } = await openPage(context, url);
+    await analyzeDemoTraceByDropUntil(page, '[data-testid=chunk-error]');
+    assert.equal(await page.locator('[data-testid=report]').count(), 0);
+    // Once it can be fetched again, analyzing again shows the report.
+    await context.unroute('**/split_report-*.wasm');
+    await analyzeDemoTraceByDrop(page);
+    assert.equal(await page.locator('[data-testid=chunk-error]').count(), 0);
+    await page.close();
+    const fetched = rec.responses.map((r) => new URL(r.url()).pathname.slice(1));
+    assert.ok(fetched.some((n) => n.startsWith('split_report-')), `the chunk was fetched: ${fetched}`);
+  } finally {
+    rec.stop();
+    await context.unroute('**/split_report-*.wasm').catch(() => {});
     await new Promise((r) => server.close(r));
   }
 });

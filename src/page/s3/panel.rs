@@ -6,9 +6,9 @@ use super::connect_form::ConnectForm;
 use super::errors_view::Problem;
 use super::{DEFAULT_LAMBDA_JOBS, S3State};
 use crate::net::cache;
-use crate::page::discovery::selection::{SelectionPanel, SelectionState};
-use crate::page::discovery::summary::DiscoveryView;
-use crate::page::retrieval::{self, RetrievalPanel};
+use crate::page::chunks::{self, Listed};
+use crate::page::discovery::selection::SelectionState;
+use crate::page::retrieval;
 use crate::page::session::AppState;
 use crate::page::units;
 use crate::page::url_state;
@@ -137,12 +137,16 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
                 </p>
             })}
             <Show when=listed>
-                <DiscoveryView discovery=s3.discovery sel=sel />
-                <SelectionPanel discovery=s3.discovery sel=sel services=services on_analyze=on_analyze running=app.running.into() on_lambda=on_lambda />
+                {chunks::listed(Listed {
+                    discovery: s3.discovery,
+                    sel,
+                    services,
+                    on_analyze,
+                    running: app.running.into(),
+                    on_lambda,
+                })}
             </Show>
-            <Show when=ours>
-                <RetrievalPanel app=app />
-            </Show>
+            <Show when=ours>{chunks::retrieval(app)}</Show>
         </div>
     }
 }
