@@ -766,6 +766,17 @@ async function fleet(count, runs) {
         execFileSync(cli, ['analyze', path.join(s3.dataDir, s3.bucket, 'fleet')], { stdio: 'ignore' });
         const cliMs = performance.now() - t;
         console.log(`  the CLI on the same files, right after: ${cliMs.toFixed(0)} ms; the page's throughput ${((100 * cliMs) / wholeMs).toFixed(0)}% of the CLI's`);
+        // The page's own job for the CLI: the same selection listed and
+        // downloaded from the same S3 server, sharing these cores with it.
+        const t2 = performance.now();
+        const out = execFileSync(
+          cli,
+          ['s3', 'analyze', `s3://${s3.bucket}/fleet/`, '--endpoint', endpoint, '--region', s3.region, '--from', '2026-11-30', '--to', '2026-12-01', '--sample', String(count), '--json'],
+          { env: { ...process.env, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey }, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 },
+        );
+        const s3Ms = performance.now() - t2;
+        const files = JSON.parse(out).files?.length ?? '?';
+        console.log(`  the CLI from the same S3 server (${files} files), right after: ${s3Ms.toFixed(0)} ms; the page's throughput ${((100 * s3Ms) / wholeMs).toFixed(0)}% of it`);
       } else console.log(`  (no ${cli}: \`cargo build --release -p d9lens-cli\` for the CLI's time beside the page's)`);
     }
   } finally {
