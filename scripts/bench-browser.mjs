@@ -634,6 +634,9 @@ async function fleet(count, runs) {
     gz += fs.statSync(to).size;
   }
   console.log(`fleet: ${count} segments, ${(gz / 1e6).toFixed(1)} MB gzip, ${os.cpus().length} cores`);
+  // The window sampled, as the page's fields take it (UTC); the CLI's run below takes the same.
+  const [from, to] = ['2026-11-30 00:00:00', '2026-12-01 00:00:00'];
+  const cliTime = (t) => `${t.replace(' ', 'T')}Z`;
   const site = await serveDir(path.resolve(process.env.D9LENS_DIST ?? path.join(root, 'dist')));
   try {
     const cli = process.env.CLI ?? path.join(root, 'target/release/d9lens');
@@ -651,8 +654,8 @@ async function fleet(count, runs) {
         await tab.waitFor(() => document.querySelector('[data-testid=discovery][data-done=true]'), null, 120_000);
         await tab.click('[data-testid=mode-sample]');
         await tab.waitFor(() => document.querySelector('[data-testid=sel-sample-n]'));
-        await tab.fill('[data-testid=sel-from]', '2026-11-30 00:00:00');
-        await tab.fill('[data-testid=sel-to]', '2026-12-01 00:00:00');
+        await tab.fill('[data-testid=sel-from]', from);
+        await tab.fill('[data-testid=sel-to]', to);
         await tab.fill('[data-testid=sel-sample-n]', String(count));
         await tab.waitFor((n) => {
           const el = document.querySelector('[data-testid=selection-summary]');
@@ -771,7 +774,7 @@ async function fleet(count, runs) {
         const t2 = performance.now();
         const out = execFileSync(
           cli,
-          ['s3', 'analyze', `s3://${s3.bucket}/fleet/`, '--endpoint', endpoint, '--region', s3.region, '--from', '2026-11-30', '--to', '2026-12-01', '--sample', String(count), '--json'],
+          ['s3', 'analyze', `s3://${s3.bucket}/fleet/`, '--endpoint', endpoint, '--region', s3.region, '--from', cliTime(from), '--to', cliTime(to), '--sample', String(count), '--json'],
           { env: { ...process.env, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey }, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 },
         );
         const s3Ms = performance.now() - t2;
