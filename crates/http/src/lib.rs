@@ -242,10 +242,16 @@ impl Client {
 
     /// One object downloaded and analyzed; a failed download is its error.
     pub fn analyze_object(&self, key: &str, opts: &Options) -> FileOutcome {
-        match self.get_object(key) {
-            Ok(bytes) => analyze_file(key, &bytes, opts),
-            Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
-        }
+        analyze_download(key, self.get_object(key), opts)
+    }
+}
+
+/// The outcome of object `key` from its download: its analysis, or the
+/// failed download as its error.
+pub fn analyze_download(key: &str, download: Result<Vec<u8>, FetchError>, opts: &Options) -> FileOutcome {
+    match download {
+        Ok(bytes) => analyze_file(key, &bytes, opts),
+        Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
     }
 }
 

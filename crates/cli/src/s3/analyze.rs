@@ -4,7 +4,7 @@
 //! segment that fails to download or decode is listed with its key and the
 //! rest is still reported.
 
-use super::args::AnalyzeArgs;
+use super::args::{AnalyzeArgs, DEFAULT_DOWNLOADS};
 use super::{ls, summary};
 use crate::{output, parallel};
 use d9lens_core::analysis::{FileOutcome, Merger};
@@ -112,10 +112,12 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     };
     match &a.lambda {
         Some(lambda) => super::lambda::analyze(&client, &selection, lambda, a, &mut add)?,
-        None => parallel::for_each_ready(
+        None => parallel::pipeline(
             &keys,
-            a.jobs,
-            |key| client.analyze_object(key, &a.opts),
+            a.jobs.unwrap_or(DEFAULT_DOWNLOADS),
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |key| (*key, client.get_object(key)),
+            |(key, download)| d9lens_http::analyze_download(key, download, &a.opts),
             |outcome| {
                 add(outcome);
                 Ok::<(), String>(())

@@ -64,7 +64,8 @@ pub struct AnalyzeArgs {
     pub sample: Option<usize>,
     /// One segment per host (the page's fleet overview).
     pub fleet: bool,
-    pub jobs: usize,
+    /// `--jobs`: downloads (or Lambda invocations) at once.
+    pub jobs: Option<usize>,
     pub opts: Options,
     /// Analyze on AWS Lambda instead of here.
     pub lambda: Option<LambdaArgs>,
@@ -85,8 +86,14 @@ pub struct LambdaArgs {
     pub results_prefix: Option<String>,
 }
 
-/// Parallel downloads unless `--jobs` says otherwise.
-pub const DEFAULT_JOBS: usize = 4;
+/// Downloads under way at once unless `--jobs` says otherwise: as many as
+/// the page keeps (`run::ahead`). With four, the analysis mostly waited for
+/// the downloads of small segments; twelve hide their latency from busy
+/// segments to small ones (docs/benchmarks.md). The analysis runs on one
+/// thread per core beside them.
+pub const DEFAULT_DOWNLOADS: usize = d9lens_core::run::ahead::MAX_DOWNLOADS;
+/// Lambda invocations at once unless `--jobs` says otherwise.
+pub const DEFAULT_INVOCATIONS: usize = 4;
 
 /// The value after `flag`.
 pub fn value<'a>(it: &mut impl Iterator<Item = &'a String>, flag: &str) -> Result<&'a str, String> {
@@ -142,7 +149,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         to: None,
         sample: None,
         fleet: false,
-        jobs: DEFAULT_JOBS,
+        jobs: None,
         opts: Options::default(),
         lambda: None,
     };
@@ -182,7 +189,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
             }
             "--fleet" if analyze => a.fleet = true,
             "--jobs" if analyze => {
-                a.jobs = number::<usize>(value(&mut it, flag)?, flag)?.clamp(1, 32);
+                a.jobs = Some(number::<usize>(value(&mut it, flag)?, flag)?.clamp(1, 32));
             }
             "--lambda" if analyze => function = Some(value(&mut it, flag)?.to_owned()),
             "--lambda-endpoint" if analyze => lambda_endpoint = Some(value(&mut it, flag)?.to_owned()),

@@ -7,7 +7,7 @@
 //! own credentials. An invocation that fails makes each of its files an
 //! error naming why, and the others go on.
 
-use super::args::{AnalyzeArgs, LambdaArgs};
+use super::args::{AnalyzeArgs, DEFAULT_INVOCATIONS, LambdaArgs};
 use crate::parallel;
 use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::catalog::Selection;
@@ -33,14 +33,15 @@ pub fn analyze(
     let batches = plan_batches(selection.objects(), lambda.batch_bytes);
     // The function's memory size is not known here: deploy-lambda's default.
     let estimate = CostEstimate::of(selection.objects(), lambda.batch_bytes, None);
+    let jobs = a.jobs.unwrap_or(DEFAULT_INVOCATIONS);
     eprintln!(
         "d9lens: Lambda function {}, {} at once: {estimate} (estimated)",
         lambda.function,
-        a.jobs.min(batches.len())
+        jobs.min(batches.len())
     );
     parallel::for_each_ready(
         &batches,
-        a.jobs,
+        jobs,
         |keys| invoke(client, &config, &credentials, &target, lambda, keys, a),
         |outcomes| {
             outcomes.into_iter().for_each(&mut *add);

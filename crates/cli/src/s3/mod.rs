@@ -26,8 +26,9 @@ TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds
 The bucket is listed by partition (dates, services, hours), several listings at once, up to
 --max-objects (200000); what a cap leaves out is named on stderr. --fleet picks one segment per
 host, the one starting nearest the middle of the window; --sample N spreads N over the selection.
+Segments download --jobs (12) at once and are analyzed on one thread per core meanwhile.
 --lambda analyzes on AWS Lambda (the d9lens-lambda function): the selection in batches of
---batch-mb (32) MB, --jobs invocations at once, signed with the same credentials; the function
+--batch-mb (32) MB, --jobs (4) invocations at once, signed with the same credentials; the function
 reads the bucket with its own role. The report is the one a local run gives. The function is
 called at --lambda-endpoint, AWS_ENDPOINT_URL_LAMBDA or AWS_ENDPOINT_URL (default AWS Lambda);
 a cost estimate is printed first. --lambda-results
