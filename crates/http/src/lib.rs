@@ -6,6 +6,8 @@
 //! GET, HEAD and DELETE carry no body; POST sends the request's own, PUT the bytes
 //! the caller gives ([`Client::fetch_with_body`]).
 
+mod pipeline;
+
 use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
@@ -240,18 +242,33 @@ impl Client {
             .map(|r| r.body)
     }
 
-    /// One object downloaded and analyzed; a failed download is its error.
-    pub fn analyze_object(&self, key: &str, opts: &Options) -> FileOutcome {
-        analyze_download(key, self.get_object(key), opts)
-    }
-}
-
-/// The outcome of object `key` from its download: its analysis, or the
-/// failed download as its error.
-pub fn analyze_download(key: &str, download: Result<Vec<u8>, FetchError>, opts: &Options) -> FileOutcome {
-    match download {
-        Ok(bytes) => analyze_file(key, &bytes, opts),
-        Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
+    /// Downloads the objects `keys`, `downloads` at once, while one thread
+    /// per core analyzes those in, and hands each outcome to `take` (with
+    /// its key's index) as it is ready; a failed download is its file's
+    /// error. What is held stays bounded: the downloads under way and one
+    /// body waiting per analysis thread. Stops at `take`'s first error.
+    pub fn analyze_objects<K: AsRef<str> + Sync, E>(
+        &self,
+        keys: &[K],
+        downloads: usize,
+        opts: &Options,
+        mut take: impl FnMut(usize, FileOutcome) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let indexed: Vec<(usize, &str)> = keys.iter().map(AsRef::as_ref).enumerate().collect();
+        pipeline::pipeline(
+            &indexed,
+            downloads,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |&(index, key)| (index, key, self.get_object(key)),
+            |(index, key, download)| {
+                let outcome = match download {
+                    Ok(bytes) => analyze_file(key, &bytes, opts),
+                    Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
+                };
+                (index, outcome)
+            },
+            |(index, outcome)| take(index, outcome),
+        )
     }
 }
 

@@ -6,11 +6,13 @@
 //! batch's results prefix first, and the answer says where
 //! (`fleet::stored`). A download that fails is that file's error, and the
 //! rest of the batch goes on. Downloads, analysis and the upload block, so
-//! they run on tokio's blocking pool, never on the runtime's thread.
+//! they run on tokio's blocking pool, never on the runtime's thread; the
+//! downloads run ahead of the analysis, which gets one thread per core.
 
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::fleet::packed::{MAX_ANSWER_BYTES, reply};
 use d9lens_core::fleet::{Answer, Batch, Reply};
+use d9lens_core::run::ahead;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 /// A test hook: answers larger than this many bytes are stored even though
@@ -42,7 +44,15 @@ fn analyze(batch: &Batch, inline_limit: usize) -> Result<Answer, String> {
         reference_compatible: batch.reference_compatible,
         ..Options::default()
     };
-    let outcomes: Vec<FileOutcome> = batch.keys.iter().map(|key| client.analyze_object(key, &opts)).collect();
+    // Downloads overlap the analysis, as in the CLI; the answer keeps the
+    // batch's order.
+    let mut indexed = Vec::with_capacity(batch.keys.len());
+    let Ok(()) = client.analyze_objects(&batch.keys, ahead::MAX_DOWNLOADS, &opts, |index, outcome| {
+        indexed.push((index, outcome));
+        Ok::<(), std::convert::Infallible>(())
+    });
+    indexed.sort_unstable_by_key(|&(index, _)| index);
+    let outcomes: Vec<FileOutcome> = indexed.into_iter().map(|(_, outcome)| outcome).collect();
     match reply(batch, &outcomes, inline_limit).map_err(|e| e.to_string())? {
         Reply::Inline(packed) => Ok(Answer::Inline(packed)),
         Reply::Store { stored, object } => {

@@ -6,7 +6,7 @@
 
 use super::args::{AnalyzeArgs, DEFAULT_DOWNLOADS};
 use super::{ls, summary};
-use crate::{output, parallel};
+use crate::output;
 use d9lens_core::analysis::{FileOutcome, Merger};
 use d9lens_core::bucket::catalog::{Catalog, Selection, TimeWindow};
 use d9lens_core::bucket::spec::SelectionSpec;
@@ -112,17 +112,10 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     };
     match &a.lambda {
         Some(lambda) => super::lambda::analyze(&client, &selection, lambda, a, &mut add)?,
-        None => parallel::pipeline(
-            &keys,
-            a.jobs.unwrap_or(DEFAULT_DOWNLOADS),
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
-            |key| (*key, client.get_object(key)),
-            |(key, download)| d9lens_http::analyze_download(key, download, &a.opts),
-            |outcome| {
-                add(outcome);
-                Ok::<(), String>(())
-            },
-        )?,
+        None => client.analyze_objects(&keys, a.jobs.unwrap_or(DEFAULT_DOWNLOADS), &a.opts, |_, outcome| {
+            add(outcome);
+            Ok::<(), String>(())
+        })?,
     }
     output::print_report(merger.into_report(), &a.opts, a.common.json)
 }
