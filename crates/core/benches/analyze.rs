@@ -15,6 +15,9 @@
 //!   distinct stack; more samples of the same stacks only change weights)
 //! * `flamegraph/frame`        — one frame's nodes at 1,400 px: the whole graph, then
 //!   zoomed into its heaviest path, ten levels down
+//! * `worker-side/analyze_cli` — a busy S3 segment (~1 MB gzip) analyzed as the CLI does
+//! * `worker-side/analyze_page` — the same with its timeline, as the page's workers do
+//! * `worker-side/wire_encode` — that outcome put on the wire for the page
 //! * `page-side/wire_decode`  — reading a busy S3 segment's outcome (with its timeline)
 //!   off the wire, as the page does for every file a worker answers
 //! * `page-side/decode_fold`  — that, then folding it into a merger holding one
@@ -161,6 +164,29 @@ fn rotation(c: &mut Criterion) {
 /// A busy segment of the fixture bucket (~1 MB gzip), as a fleet has hundreds.
 const BUSY: &str = "s3-bucket/version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-23/boot=qghy-22982/1796047535-0.bin.gz";
 
+/// A worker's own work per busy segment of a fleet: what the CLI does for
+/// it, what the page's worker does (the same with the file's timeline), and
+/// putting the worker's outcome on the wire.
+fn worker_side(c: &mut Criterion) {
+    let gz = read(BUSY);
+    let cli = Options::default();
+    let page = Options {
+        timeline: true,
+        ..Options::default()
+    };
+    let mut g = c.benchmark_group("worker-side");
+    g.throughput(Throughput::Bytes(gz.len() as u64));
+    g.bench_function("analyze_cli", |b| {
+        b.iter(|| analyze_file("a.bin.gz", black_box(&gz), &cli).events)
+    });
+    g.bench_function("analyze_page", |b| {
+        b.iter(|| analyze_file("a.bin.gz", black_box(&gz), &page).events)
+    });
+    let outcome = analyze_file("a.bin.gz", &gz, &page);
+    g.bench_function("wire_encode", |b| b.iter(|| wire::encode(black_box(&outcome)).len()));
+    g.finish();
+}
+
 fn page_side(c: &mut Criterion) {
     let opts = Options {
         timeline: true,
@@ -234,5 +260,5 @@ fn compare(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, demo, rotation, page_side, flamegraph, compare);
+criterion_group!(benches, demo, rotation, worker_side, page_side, flamegraph, compare);
 criterion_main!(benches);
