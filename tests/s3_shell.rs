@@ -38,7 +38,7 @@ fn density_bins_keep_every_byte_and_the_strongest_load() {
 
 #[wasm_bindgen_test]
 async fn segment_cache_stores_by_object_identity() {
-    let bytes = js_sys::Uint8Array::from(&[1u8, 2, 3, 4][..]).buffer();
+    let bytes = [1u8, 2, 3, 4];
     let (e1, e2) = ("aws|b|a/b/1-0.bin.gz|etag=\"e1\"", "aws|b|a/b/1-0.bin.gz|etag=\"e2\"");
     cache::put(e1, &bytes).await;
     let hit = cache::get(e1).await.expect("cached");

@@ -55,16 +55,29 @@ pub async fn get(id: &str) -> Option<js_sys::ArrayBuffer> {
         .unchecked_into();
     // Records the use (LRU) by writing the entry again, so only when the
     // last one recorded is old; failure only makes it look older.
-    if cached::use_is_stale(used, js_sys::Date::now() as u64) {
-        let _ = put_with(&cache, &url, &buffer).await;
+    if cached::use_is_stale(used, js_sys::Date::now() as u64)
+        && let Ok(entry) = entry(buffer.byte_length(), || js_sys::Uint8Array::new(&buffer))
+    {
+        let _ = JsFuture::from(cache.put_with_str(&url, &entry)).await;
     }
     Some(buffer)
 }
 
-/// Stores `bytes` for the object `id` (best effort: quota errors are ignored).
-pub async fn put(id: &str, bytes: &js_sys::ArrayBuffer) {
-    if let Some(cache) = open().await {
-        let _ = put_with(&cache, &entry_url(id), bytes).await;
+/// Stores `bytes` for the object `id` (best effort: quota errors are
+/// ignored). The entry takes its copy of the bytes at once, before the
+/// future is first polled and with no JS buffer between (at fleet scale,
+/// one per download was megabytes of garbage in a worker until its next
+/// collection): the caller may go on with them meanwhile.
+pub fn put(id: &str, bytes: &[u8]) -> impl Future<Output = ()> + 'static {
+    // SAFETY: the view is read by the `Response` constructor right away,
+    // which copies the bytes; nothing allocates in wasm memory (which could
+    // move it) between the view's making and that copy.
+    let entry = entry(bytes.len() as u32, || unsafe { js_sys::Uint8Array::view(bytes) });
+    let url = entry_url(id);
+    async move {
+        if let (Ok(entry), Some(cache)) = (entry, open().await) {
+            let _ = JsFuture::from(cache.put_with_str(&url, &entry)).await;
+        }
     }
 }
 
@@ -75,18 +88,16 @@ pub async fn delete(id: &str) {
     }
 }
 
-async fn put_with(cache: &web_sys::Cache, url: &str, bytes: &js_sys::ArrayBuffer) -> Result<(), JsValue> {
+/// A cache entry of `len` bytes, as of now: a response holding its own copy
+/// of the bytes `body` gives (the constructor copies them), made last.
+fn entry(len: u32, body: impl FnOnce() -> js_sys::Uint8Array) -> Result<web_sys::Response, JsValue> {
     let headers = web_sys::Headers::new()?;
     headers.set("content-type", "application/octet-stream")?;
-    headers.set(SIZE_HEADER, &bytes.byte_length().to_string())?;
+    headers.set(SIZE_HEADER, &len.to_string())?;
     headers.set(USED_HEADER, &(js_sys::Date::now() as u64).to_string())?;
     let init = web_sys::ResponseInit::new();
     init.set_headers(&headers);
-    // The response copies the bytes it is given.
-    let view = js_sys::Uint8Array::new(bytes);
-    let response = web_sys::Response::new_with_opt_buffer_source_and_init(Some(&view), &init)?;
-    JsFuture::from(cache.put_with_str(url, &response)).await?;
-    Ok(())
+    web_sys::Response::new_with_opt_buffer_source_and_init(Some(&body()), &init)
 }
 
 /// A header of a cached response holding a number.

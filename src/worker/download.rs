@@ -46,11 +46,9 @@ pub async fn load_segment(url: &str, cached: Option<&CachedObject>) -> Result<(V
         .map_err(|error| format!("Download failed: {} Fix: {}", error.cause(), error.fix()))?;
     drop(turn);
     if let Some(object) = cached.filter(|o| o.keeps(response.body.len() as u64)) {
-        let buffer = js_sys::Uint8Array::from(response.body.as_slice()).buffer();
         // Written in the background: the analysis need not wait for the
         // browser's storage.
-        let id = object.id().to_owned();
-        wasm_bindgen_futures::spawn_local(async move { cache::put(&id, &buffer).await });
+        wasm_bindgen_futures::spawn_local(cache::put(object.id(), &response.body));
     }
     Ok((response.body, false))
 }
