@@ -12,7 +12,6 @@
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::fleet::packed::{MAX_ANSWER_BYTES, reply};
 use d9lens_core::fleet::{Answer, Batch, Reply};
-use d9lens_core::run::ahead;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 /// A test hook: answers larger than this many bytes are stored even though
@@ -47,7 +46,7 @@ fn analyze(batch: &Batch, inline_limit: usize) -> Result<Answer, String> {
     // Downloads overlap the analysis, as in the CLI; the answer keeps the
     // batch's order.
     let mut indexed = Vec::with_capacity(batch.keys.len());
-    let Ok(()) = client.analyze_objects(&batch.keys, ahead::MAX_DOWNLOADS, &opts, |index, outcome| {
+    let Ok(()) = client.analyze_objects(&batch.keys, d9lens_http::DOWNLOADS_AT_ONCE, &opts, |index, outcome| {
         indexed.push((index, outcome));
         Ok::<(), std::convert::Infallible>(())
     });

@@ -86,12 +86,9 @@ pub struct LambdaArgs {
     pub results_prefix: Option<String>,
 }
 
-/// Downloads under way at once unless `--jobs` says otherwise: as many as
-/// the page keeps (`run::ahead`). With four, the analysis mostly waited for
-/// the downloads of small segments; twelve hide their latency from busy
-/// segments to small ones (docs/benchmarks.md). The analysis runs on one
-/// thread per core beside them.
-pub const DEFAULT_DOWNLOADS: usize = d9lens_core::run::ahead::MAX_DOWNLOADS;
+/// Downloads under way at once unless `--jobs` says otherwise. The
+/// analysis runs on one thread per core beside them.
+pub const DEFAULT_DOWNLOADS: usize = d9lens_http::DOWNLOADS_AT_ONCE;
 /// Lambda invocations at once unless `--jobs` says otherwise.
 pub const DEFAULT_INVOCATIONS: usize = 4;
 
