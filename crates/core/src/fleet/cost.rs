@@ -7,10 +7,18 @@
 use super::batch::plan_batches;
 use super::deploy::DEFAULT_MEMORY_MB;
 
-/// Function time per compressed MB of busy segments: ~30 ms to inflate,
-/// decode and analyze one ~1 MB segment (the CLI on one core, measured) and
-/// ~50 ms to download it within the region (assumed).
-pub const MS_PER_MB: f64 = 80.0;
+/// CPU time per compressed MB of busy segments, downloads included. The
+/// function downloads ahead of its analysis (`d9lens_http`'s pipeline), so
+/// a download's latency hides behind other segments' analysis and only its
+/// CPU counts. Measured: the CLI, which runs the same pipeline, from the
+/// local S3 server, its user and system time over the bytes
+/// (docs/lambda.md, "A fleet-day on paper").
+pub const CPU_MS_PER_MB: f64 = 32.0;
+
+/// Lambda gives a function CPU in proportion to its memory: one vCPU's
+/// worth at this many MB. The function analyzes on every vCPU it sees, so
+/// this share, not their count, bounds it.
+pub const MB_PER_VCPU: f64 = 1769.0;
 
 /// AWS's public us-east-1 prices for arm64 Lambda and S3 GETs, USD.
 pub const USD_PER_GB_SECOND: f64 = 0.000_013_333_4;
@@ -35,7 +43,8 @@ impl CostEstimate {
         let invocations = plan_batches(objects.iter().copied(), batch_bytes).len();
         let bytes: u64 = objects.iter().map(|&(_, size)| size).sum();
         let memory_mb = memory_mb.unwrap_or(DEFAULT_MEMORY_MB);
-        let function_seconds = bytes as f64 / 1e6 * MS_PER_MB / 1e3;
+        let vcpus = f64::from(memory_mb) / MB_PER_VCPU;
+        let function_seconds = bytes as f64 / 1e6 * CPU_MS_PER_MB / 1e3 / vcpus;
         let gb_seconds = function_seconds * f64::from(memory_mb) / 1024.0;
         let usd = gb_seconds * USD_PER_GB_SECOND
             + invocations as f64 * USD_PER_INVOCATION
@@ -85,12 +94,22 @@ mod tests {
         let keys: Vec<String> = (0..10_000).map(|i| format!("k{i}")).collect();
         let e = CostEstimate::of(keys.iter().map(|k| (k.as_str(), 1_000_000)), 32 << 20, None);
         assert_eq!(e.invocations, 304);
-        assert_eq!(e.function_seconds, 800.0);
-        assert!((0.025..0.03).contains(&e.usd), "{}", e.usd);
+        assert!((276.0..277.0).contains(&e.function_seconds), "{}", e.function_seconds);
+        assert!((0.011..0.012).contains(&e.usd), "{}", e.usd);
         assert_eq!(
             e.to_string(),
-            "304 invocations, about 13m20s of function time at 2048 MB: about $0.03 at us-east-1 arm64 prices"
+            "304 invocations, about 4m37s of function time at 2048 MB: about $0.01 at us-east-1 arm64 prices"
         );
+    }
+
+    #[test]
+    fn more_memory_is_more_cpu_so_shorter_for_the_same_compute_price() {
+        let objects = [("a", 32_000_000)];
+        let small = CostEstimate::of(objects, 32 << 20, Some(1769));
+        let big = CostEstimate::of(objects, 32 << 20, Some(1769 * 4));
+        assert!((small.function_seconds - 32.0 * 32.0 / 1e3).abs() < 1e-9);
+        assert!((big.function_seconds * 4.0 - small.function_seconds).abs() < 1e-9);
+        assert!((big.usd - small.usd).abs() < 1e-12, "{} vs {}", big.usd, small.usd);
     }
 
     #[test]
