@@ -36,6 +36,7 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                         }
                     })}
                 <h3>"Spawns by location"</h3>
+                {l.left_out().map(|note| view! { <p class="note" data-testid="lifecycle-left-out">{note}</p> })}
                 <DataTable columns=&[("Tasks", "num"), ("Spawn location", "")]>
                     {spawns
                         .into_iter()

@@ -3,12 +3,11 @@
 //! red flags (`red_flags`).
 
 use super::flag_counts::FlagCounts;
+use super::lifecycle::{ActiveSeries, TaskFold};
 use super::memory::MemoryAcc;
 use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::setup::SetupPartial;
-use super::spawn_locs::SpawnLocs;
 use super::stacks::{FrameTable, GroupIndex};
-use crate::hashing::{FastIndexSet, FastSet};
 use crate::hdr::{Histogram, merge_by_name};
 use crate::report::{KernelWait, Moment};
 use indexmap::IndexMap;
@@ -37,12 +36,8 @@ pub(super) struct Acc {
     pub(super) delay_high: u64,
     pub(super) delay_worst: Vec<DelayRec>,
     pub(super) delay_hist: Option<Histogram>,
-    pub(super) active_tasks: Vec<(u64, u64)>,
-    pub(super) task_spawn_locs: SpawnLocs,
-    /// Tasks some file left alive, in the order first left so.
-    pub(super) tasks_left_alive: FastIndexSet<u64>,
-    /// Tasks any file terminated.
-    pub(super) tasks_terminated: FastSet<u64>,
+    pub(super) active: ActiveSeries,
+    pub(super) tasks: TaskFold,
     /// The frames of every stack of the fold.
     pub(super) frames: FrameTable,
     pub(super) cpu_groups: GroupIndex,
@@ -118,10 +113,12 @@ impl Acc {
         } else if compat_dir {
             self.delay_hist.get_or_insert_with(Histogram::default);
         }
-        self.active_tasks.extend(&p.active_tasks);
-        self.task_spawn_locs.extend(std::mem::take(&mut p.task_spawn_locs));
-        self.tasks_left_alive.extend(p.tasks_left_alive.iter().copied());
-        self.tasks_terminated.extend(p.tasks_terminated.iter());
+        self.active.add(&p.active_tasks);
+        self.tasks.add(
+            std::mem::take(&mut p.task_spawn_locs),
+            &p.tasks_left_alive,
+            &p.tasks_terminated,
+        );
         self.cpu_groups
             .merge(&self.frames, &remap, std::mem::take(&mut p.cpu_groups));
         self.in_poll_groups

@@ -4,11 +4,10 @@ use super::fold::Acc;
 use super::memory::REFERENCE_SAMPLE_RATE;
 use super::partial::{LongPollRec, Partial};
 use super::red_flags;
-use super::spawn_locs::Loc;
 use super::stacks::{FrameId, FrameTable, Group};
 use super::{Options, setup};
 use crate::frames::{FrameKind, format_frame, frame_kind};
-use crate::hashing::{FastIndexMap, FastMap};
+use crate::hashing::FastMap;
 use crate::hdr::Histogram;
 use crate::profile::calls;
 use crate::profile::flame;
@@ -140,7 +139,6 @@ impl Merger {
 
 /// The report of a finished fold.
 fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
-    acc.active_tasks.sort_by_key(|p| p.0);
     let in_poll_groups = std::mem::take(&mut acc.in_poll_groups).into_sorted();
     let in_poll_calls = {
         let resolved: Vec<Vec<Frame>> = in_poll_groups.iter().map(|g| acc.frames.resolve(&g.stack)).collect();
@@ -158,7 +156,7 @@ fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
     };
     let min_ts = acc.min_ts.unwrap_or(0);
     let rel = |t: u64| (t as i64).saturating_sub(min_ts as i64);
-    let spawn_loc = |task: u64| acc.task_spawn_locs.get(&task).cloned().flatten().map(|l| l.to_string());
+    let spawn_loc = |task: u64| acc.tasks.spawn_loc(task).map(|l| l.to_string());
     let rate = if opts.reference_compatible {
         REFERENCE_SAMPLE_RATE
     } else {
@@ -314,7 +312,7 @@ fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
         poll_by_spawn,
         all_polls,
         distributions,
-        lifecycle: lifecycle(&acc),
+        lifecycle: acc.tasks.report(&acc.active),
         blocking: Blocking {
             off_cpu_samples: acc.off_cpu,
             in_poll: acc.in_poll,
@@ -386,45 +384,6 @@ fn long_polls<'a>(polls: &'a [LongPollRec], frames: &FrameTable, rel: impl Fn(u6
         .collect()
 }
 
-fn lifecycle(acc: &Acc) -> Lifecycle {
-    let count_by = |locs: &mut dyn Iterator<Item = &Option<Loc>>| {
-        let mut counts: FastIndexMap<&str, u64> = FastIndexMap::default();
-        for loc in locs {
-            *counts.entry(loc.as_deref().unwrap_or("(unknown)")).or_default() += 1;
-        }
-        let mut v: Vec<LocationCount> = counts
-            .into_iter()
-            .map(|(loc, count)| LocationCount {
-                loc: loc.to_string(),
-                count,
-            })
-            .collect();
-        v.sort_by_key(|a| std::cmp::Reverse(a.count));
-        v
-    };
-    let samples = &acc.active_tasks;
-    let peak = samples.iter().map(|s| s.1).max();
-    let first = samples.first().map(|s| s.1);
-    let last = samples.last().map(|s| s.1);
-    let possible_leak = matches!((last, peak), (Some(l), Some(p)) if l as f64 > p as f64 / 2.0 && l == p);
-    let none = None;
-    let alive_by_location = count_by(
-        &mut acc
-            .tasks_left_alive
-            .iter()
-            .filter(|t| !acc.tasks_terminated.contains(*t))
-            .map(|t| acc.task_spawn_locs.get(t).unwrap_or(&none)),
-    );
-    Lifecycle {
-        spawns_by_location: count_by(&mut acc.task_spawn_locs.values()),
-        peak_active: peak,
-        active_at_first_sample: first,
-        active_at_last_sample: last,
-        possible_leak,
-        alive_by_location,
-    }
-}
-
 /// Call tree of application frames, outermost caller first, flattened depth-first.
 fn hotspot_tree(groups: &[Group], frames: &FrameTable) -> Vec<HotspotRow> {
     // Stacks share most frames: each table frame's display text is made once.
@@ -466,6 +425,7 @@ fn hotspot_tree(groups: &[Group], frames: &FrameTable) -> Vec<HotspotRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::spawn_locs::Loc;
 
     /// A partial of `file` that left `alive` tasks alive and terminated
     /// `terminated`, each task spawned at `loc`.
@@ -514,6 +474,26 @@ mod tests {
         let expected = vec![("x.rs".to_string(), 1), ("y.rs".to_string(), 1)];
         assert_eq!(alive(&[0, 1, 2]), expected);
         assert_eq!(alive(&[2, 0, 1]), expected, "any order in");
+    }
+
+    #[test]
+    fn a_fleet_past_the_task_budget_is_told_in_the_report() {
+        use crate::analysis::lifecycle::MAX_TASK_IDS;
+        let opts = Options::default();
+        let mut merger = Merger::new(opts.clone());
+        let mut first = tasks("a.bin", &[], &[], &[(1, "x.rs")]);
+        first.tasks_terminated = (0..MAX_TASK_IDS as u64 - 1).collect();
+        merger.add(first);
+        merger.add(tasks("b.bin", &[], &[], &[(2, "y.rs"), (3, "y.rs")]));
+        merger.add(tasks("c.bin", &[], &[], &[(4, "y.rs")]));
+        let report = merger.into_report();
+        assert_eq!(report.lifecycle.files_left_out, 2);
+        assert_eq!(report.lifecycle.spawns_by_location.len(), 1);
+        let text = crate::report::text::render(&report, &opts);
+        assert!(
+            text.contains("(Counts by location leave out the last 2 files by name: "),
+            "{text}"
+        );
     }
 
     /// Partials read off the wire are crafted at worst: counts that add up

@@ -5,6 +5,7 @@ mod delays;
 mod file;
 mod flag_counts;
 mod fold;
+mod lifecycle;
 mod memory;
 mod merge;
 mod options;

@@ -85,13 +85,13 @@ pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
         });
         out.push(f);
     }
-    if let (Some(first), Some(last)) = (acc.active_tasks.first(), acc.active_tasks.last()) {
-        let peak = acc.active_tasks.iter().map(|p| p.1).max().unwrap_or(0);
-        if acc.active_tasks.len() > 10 && last.1 > first.1.saturating_mul(2) && last.1 == peak {
+    if let Some((first, last)) = acc.active.ends() {
+        let peak = acc.active.peak().unwrap_or(0);
+        if acc.active.len() > 10 && last > first.saturating_mul(2) && last == peak {
             out.push(flag(
                 Severity::Warning,
                 "task-leak",
-                format!("Active tasks grew from {} to {} and ended at their peak.", first.1, last.1),
+                format!("Active tasks grew from {first} to {last} and ended at their peak."),
                 "Check the spawn locations of tasks that never terminate (TASK LIFECYCLE): a loop spawning without joining, or tasks waiting on something that never completes.",
             ));
         }

@@ -16,6 +16,14 @@ impl TaskIds {
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         self.0.iter().copied()
     }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl FromIterator<u64> for TaskIds {

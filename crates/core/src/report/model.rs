@@ -80,6 +80,18 @@ impl Report {
     }
 }
 
+impl Lifecycle {
+    /// What the counts by location leave out, in words, when they do.
+    pub fn left_out(&self) -> Option<String> {
+        (self.files_left_out > 0).then(|| {
+            format!(
+                "Counts by location leave out the last {} by name: their tasks would pass the task ids a report keeps.",
+                crate::fmt::count(self.files_left_out as usize, "file")
+            )
+        })
+    }
+}
+
 impl Finding {
     /// The message's first line: what lists of findings show.
     pub fn headline(&self) -> &str {
@@ -282,6 +294,10 @@ pub struct Lifecycle {
     pub possible_leak: bool,
     /// Tasks spawned and never terminated, by spawn location.
     pub alive_by_location: Vec<LocationCount>,
+    /// Files whose tasks the spawn and alive counts leave out: from the
+    /// first, in fold order, that would pass the fold's budget of task ids.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub files_left_out: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -531,6 +547,10 @@ pub struct TaskAlloc {
     pub sampled_bytes: u64,
     pub estimated_bytes: f64,
     pub spawn_loc: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

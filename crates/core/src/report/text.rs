@@ -401,6 +401,9 @@ fn lifecycle(o: &mut Out, l: &Lifecycle) {
     for c in &l.spawns_by_location {
         o.line(format!("    {:>5} × {}", c.count, c.loc));
     }
+    if let Some(note) = l.left_out() {
+        o.line(format!("    ({note})"));
+    }
     if let (Some(peak), Some(first), Some(last)) = (l.peak_active, l.active_at_first_sample, l.active_at_last_sample) {
         o.line(format!("\n  Peak active tasks: {peak}"));
         o.line(format!("  Active at first sample: {first}"));
