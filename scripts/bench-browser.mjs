@@ -676,6 +676,10 @@ async function fleet(count, runs) {
         }, 100);
         await tab.evaluate(() => {
           window.__first = window.__whole = undefined;
+          // The page's thread as a user feels it: every task over 50 ms
+          // (a frame the page could not paint, an input it could not take).
+          window.__long = [];
+          new PerformanceObserver((list) => window.__long.push(...list.getEntries().map((e) => e.duration))).observe({ type: 'longtask' });
           // Once a frame, yet cheap: an attribute selector walks the whole
           // page (the report, the progress rows), so elements found are kept
           // while they stay in the page.
@@ -712,6 +716,9 @@ async function fleet(count, runs) {
         }
         const spent = (k) => `${k} ${((busyAfter[k] - busyBefore[k]) * 1000).toFixed(0)} ms`;
         console.log(`  the page's main thread: ${['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'].map(spent).join(', ')}; layouts ${busyAfter.LayoutCount - busyBefore.LayoutCount}`);
+        const long = await tab.evaluate(() => window.__long);
+        long.sort((a, b) => b - a);
+        console.log(`  its long tasks (> 50 ms): ${long.length}, ${long.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, the longest ${long.slice(0, 5).map((d) => d.toFixed(0)).join(' / ')} ms`);
         const [first, whole, merged, perFile] = await tab.evaluate(() => [
           window.__first - window.__click,
           window.__whole - window.__click,
