@@ -8,19 +8,20 @@
 //! - Task ids (each task's spawn location, the tasks files left alive or
 //!   terminated): a busy segment brings thousands of new ones, since a
 //!   runtime numbers its tasks from one upward, and a fleet-day hundreds of
-//!   millions. The fold keeps them within [`MAX_TASK_IDS`]: the files,
+//!   millions. Terminated ids, nearly consecutive, are kept as runs
+//!   (`IdRuns`). The fold keeps them within [`MAX_TASK_IDS`]: the files,
 //!   in fold order, whose tasks fit; every file from the first that does
 //!   not fit on is left out of the lifecycle and counted
 //!   (`Lifecycle::files_left_out`). Below the budget nothing changes.
 
 use super::spawn_locs::{Loc, SpawnLocs};
-use super::task_ids::TaskIds;
-use crate::hashing::{FastIndexMap, FastIndexSet, FastSet};
+use super::task_ids::{IdRuns, TaskIds};
+use crate::hashing::{FastIndexMap, FastIndexSet};
 use crate::report::{Lifecycle, LocationCount};
 
 /// The most task ids the fold keeps, counted once per set they are in
-/// (spawn locations, left alive, terminated). Tens of bytes each: tens of
-/// MB at most, in the tab too.
+/// (spawn locations, left alive), and runs of terminated ids. Tens of bytes
+/// each: tens of MB at most, in the tab too.
 pub const MAX_TASK_IDS: usize = 1 << 20;
 
 /// The active-task series of the files folded so far, as the report reads
@@ -71,7 +72,7 @@ pub(super) struct TaskFold {
     /// Tasks some file left alive, in the order first left so.
     left_alive: FastIndexSet<u64>,
     /// Tasks any file terminated.
-    terminated: FastSet<u64>,
+    terminated: IdRuns,
     files_left_out: u64,
 }
 
@@ -87,26 +88,26 @@ impl TaskFold {
             budget,
             spawn_locs: SpawnLocs::default(),
             left_alive: FastIndexSet::default(),
-            terminated: FastSet::default(),
+            terminated: IdRuns::default(),
             files_left_out: 0,
         }
     }
 
     fn held(&self) -> usize {
-        self.spawn_locs.len() + self.left_alive.len() + self.terminated.len()
+        self.spawn_locs.len() + self.left_alive.len() + self.terminated.runs()
     }
 
     /// One file's tasks (later files' spawn locations win, as in the
     /// reference), unless they might not fit, or an earlier file did not.
     pub(super) fn add(&mut self, spawn_locs: SpawnLocs, left_alive: &[u64], terminated: &TaskIds) {
-        let incoming = spawn_locs.len() + left_alive.len() + terminated.len();
+        let incoming = spawn_locs.len() + left_alive.len() + terminated.runs().count();
         if self.files_left_out > 0 || self.held().saturating_add(incoming) > self.budget {
             self.files_left_out += 1;
             return;
         }
         self.spawn_locs.extend(spawn_locs);
         self.left_alive.extend(left_alive.iter().copied());
-        self.terminated.extend(terminated.iter());
+        self.terminated.extend(terminated);
     }
 
     pub(super) fn spawn_loc(&self, task: u64) -> Option<&Loc> {
@@ -120,7 +121,7 @@ impl TaskFold {
         let alive = self
             .left_alive
             .iter()
-            .filter(|t| !self.terminated.contains(*t))
+            .filter(|&&t| !self.terminated.contains(t))
             .map(|t| self.spawn_loc(*t));
         Lifecycle {
             spawns_by_location: count_by(self.spawn_locs.values().map(Option::as_ref)),
@@ -209,6 +210,8 @@ mod tests {
             f.add(locs(&tasks), &[file * 100 + 99], &terminated);
         }
         assert!(f.held() <= 10_000, "{}", f.held());
-        assert_eq!(f.files_left_out, 1_000 - 10_000 / 200);
+        // A file holds 100 spawn locations, 1 task left alive and 1 run of
+        // terminated ids.
+        assert_eq!(f.files_left_out, 1_000 - 10_000 / 102);
     }
 }

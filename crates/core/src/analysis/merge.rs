@@ -482,7 +482,8 @@ mod tests {
         let opts = Options::default();
         let mut merger = Merger::new(opts.clone());
         let mut first = tasks("a.bin", &[], &[], &[(1, "x.rs")]);
-        first.tasks_terminated = (0..MAX_TASK_IDS as u64 - 1).collect();
+        // Ids apart from each other: a run each.
+        first.tasks_terminated = (0..MAX_TASK_IDS as u64 - 1).map(|i| 2 * i).collect();
         merger.add(first);
         merger.add(tasks("b.bin", &[], &[], &[(2, "y.rs"), (3, "y.rs")]));
         merger.add(tasks("c.bin", &[], &[], &[(4, "y.rs")]));

@@ -2,11 +2,13 @@
 //! sorted, and on the wire as the gaps between them. A busy segment ends
 //! thousands of tasks whose ids run nearly consecutively, so most gaps take
 //! one byte where an id with its time took several, and reading them back builds
-//! no map: the fold needs only to know which ids ended.
+//! no map: the fold needs only to know which ids ended, which it keeps as
+//! runs of consecutive ids (`IdRuns`): a few a file.
 
 use serde::de::{Error, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
 
 /// Task ids, ascending, each once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,6 +25,57 @@ impl TaskIds {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The runs of consecutive ids, `(first, last)`, ascending.
+    pub fn runs(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.0
+            .chunk_by(|a, b| a.checked_add(1) == Some(*b))
+            .map(|run| (run[0], run[run.len() - 1]))
+    }
+}
+
+/// A set of task ids as runs of consecutive ids: a task id per file's end
+/// of thousands costs a map entry each; their runs, a few a file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdRuns {
+    /// first → last, disjoint and never adjacent.
+    runs: BTreeMap<u64, u64>,
+}
+
+impl IdRuns {
+    /// Adds every id of `ids`.
+    pub fn extend(&mut self, ids: &TaskIds) {
+        for (first, last) in ids.runs() {
+            self.insert(first, last);
+        }
+    }
+
+    /// Adds `first..=last`, joining the runs it touches.
+    fn insert(&mut self, mut first: u64, mut last: u64) {
+        if let Some((&start, &end)) = self.runs.range(..=first).next_back()
+            && end.saturating_add(1) >= first
+        {
+            first = start;
+            last = last.max(end);
+        }
+        while let Some((&start, &end)) = self.runs.range(first..).next() {
+            if start > last.saturating_add(1) {
+                break;
+            }
+            self.runs.remove(&start);
+            last = last.max(end);
+        }
+        self.runs.insert(first, last);
+    }
+
+    pub fn contains(&self, id: u64) -> bool {
+        self.runs.range(..=id).next_back().is_some_and(|(_, &last)| last >= id)
+    }
+
+    /// How many runs it holds (what it costs).
+    pub fn runs(&self) -> usize {
+        self.runs.len()
     }
 }
 
@@ -81,6 +134,33 @@ impl<'de> Deserialize<'de> for TaskIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_hold_the_same_ids_as_a_set_in_any_order() {
+        use std::collections::BTreeSet;
+        // Files' ids: runs that overlap, touch, nest and stand apart, and
+        // the ends of the id space.
+        let files: Vec<TaskIds> = vec![
+            (10..20).chain([25, 27]).collect(),
+            (20..23).chain(5..8).collect(),
+            [8, 9, 24, 26, u64::MAX - 1, u64::MAX, 0].into_iter().collect(),
+            (1..4).chain(100..110).collect(),
+            (15..18).collect(),
+        ];
+        let expected: BTreeSet<u64> = files.iter().flat_map(TaskIds::iter).collect();
+        for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]] {
+            let mut runs = IdRuns::default();
+            for i in order {
+                runs.extend(&files[i]);
+            }
+            for id in (0..120).chain(u64::MAX - 3..=u64::MAX) {
+                assert_eq!(runs.contains(id), expected.contains(&id), "id {id}, order {order:?}");
+            }
+            // 0..=3, 5..=22, 24..=27, 100..=109, the two last ids.
+            assert_eq!(runs.runs(), 5, "order {order:?}: {runs:?}");
+        }
+        assert_eq!(files[0].runs().collect::<Vec<_>>(), [(10, 19), (25, 25), (27, 27)]);
+    }
 
     #[test]
     fn ids_travel_as_gaps_and_read_back_sorted_once_each() {
