@@ -37,7 +37,7 @@ impl TaskIds {
 
 /// A set of task ids as runs of consecutive ids: a task id per file's end
 /// of thousands costs a map entry each; their runs, a few a file.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct IdRuns {
     /// first → last, disjoint and never adjacent.
     runs: BTreeMap<u64, u64>,
@@ -56,6 +56,7 @@ impl IdRuns {
         if let Some((&start, &end)) = self.runs.range(..=first).next_back()
             && end.saturating_add(1) >= first
         {
+            self.runs.remove(&start);
             first = start;
             last = last.max(end);
         }
