@@ -18,6 +18,7 @@ pub mod inflate;
 mod parallel;
 pub mod profile;
 pub mod report;
+pub mod requests;
 pub mod run;
 pub mod s3;
 pub mod site;

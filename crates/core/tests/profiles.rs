@@ -19,6 +19,7 @@ fn expected(r: &Report, kind: SampleKind) -> u64 {
         SampleKind::Idle => r.blocking.idle_park,
         SampleKind::OffCpu => r.summary.off_cpu_sample_count,
         SampleKind::Alloc => r.memory.as_ref().map_or(0, |m| m.total_alloc_bytes),
+        SampleKind::Waits => r.summary.task_dump_idle_ns,
     }
 }
 

@@ -39,13 +39,15 @@ fn kind_label(kind: SampleKind) -> &'static str {
         SampleKind::Idle => "Idle parking",
         SampleKind::OffCpu => "Off-CPU",
         SampleKind::Alloc => "Allocations (bytes)",
+        SampleKind::Waits => "Where tasks wait",
     }
 }
 
 /// The kinds offered: off-CPU is shown as its two halves.
-const KINDS: [SampleKind; 4] = [
+const KINDS: [SampleKind; 5] = [
     SampleKind::OnCpu,
     SampleKind::Blocking,
+    SampleKind::Waits,
     SampleKind::Idle,
     SampleKind::Alloc,
 ];

@@ -1,7 +1,7 @@
 //! One file, from its bytes to its `FileOutcome`: container sniffing, gunzip,
 //! decoding and analysis, on the whole file or on bytes as they arrive.
 
-use super::{Options, Partial};
+use super::{Build, Options, Partial};
 use crate::container::{self, Container, ContainerError, SNIFF_BYTES, Unpack};
 use crate::report::FileError;
 use crate::timeline::FileTimeline;
@@ -67,12 +67,11 @@ impl FileOutcome {
             trace.clip(window);
         }
         let events = trace.runtime_events;
-        let (partial, timeline) = if opts.timeline {
-            let (p, t) = Partial::with_timeline(name, trace);
-            (p, Some(t))
-        } else {
-            (Partial::from_trace(name, trace), None)
+        let build = Build {
+            timeline: opts.timeline,
+            detail: opts.requests,
         };
+        let (partial, timeline) = Partial::analyze(name, trace, build);
         FileOutcome {
             events,
             partial,

@@ -9,7 +9,8 @@ use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::setup::SetupPartial;
 use super::stacks::{FrameTable, GroupIndex};
 use crate::hdr::{Histogram, merge_by_name};
-use crate::report::{KernelWait, Moment};
+use crate::report::{FileError, KernelWait, Moment};
+use crate::requests::kept::Details;
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
 
@@ -55,6 +56,13 @@ pub(super) struct Acc {
     pub(super) clock_anchor: Option<(u64, i64)>,
     pub(super) incomplete_files: u64,
     pub(super) flags: FlagCounts,
+    pub(super) wait_groups: GroupIndex,
+    pub(super) task_dumps: u64,
+    pub(super) task_dump_idle_ns: u64,
+    /// The files' request details, within their budget.
+    pub(super) details: Details,
+    /// What files left out for d9lens's limits.
+    pub(super) limits: Vec<FileError>,
 }
 
 impl Acc {
@@ -83,6 +91,9 @@ impl Acc {
             d.poll_ns = d.poll_ns.saturating_add(ws.poll_ns);
         }
         merge_by_name(&mut self.poll_durations, std::mem::take(&mut p.poll_durations));
+        if let Some(detail) = p.detail.take() {
+            self.details.add(*detail, &p.frames);
+        }
         let remap = self.frames.absorb(std::mem::take(&mut p.frames));
         self.long_poll_count = self.long_poll_count.saturating_add(p.long_poll_count);
         self.long_polls
@@ -125,6 +136,16 @@ impl Acc {
             .merge(&self.frames, &remap, std::mem::take(&mut p.in_poll_groups));
         self.idle_groups
             .merge(&self.frames, &remap, std::mem::take(&mut p.idle_groups));
+        self.wait_groups
+            .merge(&self.frames, &remap, std::mem::take(&mut p.wait_groups));
+        self.task_dumps = self.task_dumps.saturating_add(p.task_dumps);
+        self.task_dump_idle_ns = self.task_dump_idle_ns.saturating_add(p.task_dump_idle_ns);
+        self.limits
+            .extend(std::mem::take(&mut p.limits).into_iter().map(|message| FileError {
+                file: p.file.clone(),
+                offset: None,
+                message,
+            }));
         self.in_poll = self.in_poll.saturating_add(p.in_poll);
         self.idle = self.idle.saturating_add(p.idle);
         for (k, v) in &p.in_poll_by_loc {

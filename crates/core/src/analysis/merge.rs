@@ -129,10 +129,12 @@ impl Merger {
             (None, [only]) => only.clone(),
             (None, files) => format!("{} files", files.len()),
         };
+        let limits = std::mem::take(&mut self.acc.limits);
         let mut report = report(self.acc, &self.opts, compat_dir);
         report.label = label;
         report.files = self.folded;
         report.errors = self.errors.into_values().collect();
+        report.errors.extend(limits);
         report
     }
 }
@@ -251,6 +253,7 @@ fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
         blocking: weighted(&in_poll_groups),
         idle: weighted(&std::mem::take(&mut acc.idle_groups).into_sorted()),
         alloc_bytes: acc.memory.bytes_by_stack(),
+        waits: weighted(&std::mem::take(&mut acc.wait_groups).into_sorted()),
     };
     Report {
         setup: setup::diagnose(
@@ -273,6 +276,8 @@ fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
             off_cpu_sample_count: acc.off_cpu,
             task_spawn_count: acc.task_spawn_count,
             task_alive_at_end: acc.task_alive_at_end,
+            task_dumps: acc.task_dumps,
+            task_dump_idle_ns: acc.task_dump_idle_ns,
             runtimes: acc
                 .runtimes
                 .iter()
@@ -349,6 +354,7 @@ fn report(mut acc: Acc, opts: &Options, compat_dir: bool) -> Report {
         memory,
         red_flags,
         profiles: std::sync::Arc::new(profiles),
+        requests: std::sync::Arc::new(std::mem::take(&mut acc.details)),
         ..Report::default()
     }
 }

@@ -1,7 +1,7 @@
 //! Analysis: one trace file → a `Partial`; partials merge (any order in,
 //! same report out) into a `Report`.
 
-mod delays;
+pub(crate) mod delays;
 mod file;
 mod flag_counts;
 mod fold;
@@ -14,14 +14,14 @@ mod red_flags;
 mod series;
 mod setup;
 mod spawn_locs;
-mod stacks;
+pub mod stacks;
 mod task_ids;
 pub(crate) mod workers;
 
 pub use file::{FileAnalysis, FileOutcome, TraceAnalysis, analyze_file};
 pub use merge::{Merger, in_fold_order};
 pub use options::Options;
-pub use partial::Partial;
+pub use partial::{Build, Partial};
 
 /// `N` items picked evenly (indices floor(i × count / N)), always including the first; all when N ≥ count.
 pub fn sample_evenly<T: Clone>(items: &[T], n: usize) -> Vec<T> {

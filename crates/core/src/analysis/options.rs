@@ -15,6 +15,10 @@ pub struct Options {
     /// Also build each file's timeline (the page draws it; the CLI does not).
     #[serde(default)]
     pub timeline: bool,
+    /// Also build each file's request detail (`Partial::detail`): the span
+    /// explorer's instances, the page's and `d9lens spans|events`.
+    #[serde(default)]
+    pub requests: bool,
     /// Analyze only what started in this window of each file (`ParsedTrace::clip`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Window>,
@@ -27,6 +31,7 @@ impl Default for Options {
             max_inflated_bytes: crate::container::DEFAULT_MAX_INFLATED_BYTES,
             max_decoded_bytes: crate::trace::DEFAULT_MAX_DECODED_BYTES,
             timeline: false,
+            requests: false,
             window: None,
         }
     }

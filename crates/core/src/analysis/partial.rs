@@ -11,6 +11,8 @@ use crate::hashing::{FastIndexMap, FastMap};
 use crate::hdr::{Histogram, Tally};
 use crate::parallel::join;
 use crate::report::Moment;
+use crate::requests::build::{self as detail, Dumps, SpanHalf, StackHalf};
+use crate::requests::detail::FileDetail;
 use crate::timeline::FileTimeline;
 use crate::trace::{self, ParsedTrace, SOURCE_OFF_CPU, SOURCE_ON_CPU, StrId};
 use indexmap::IndexMap;
@@ -121,6 +123,31 @@ pub struct Partial {
     pub clock_anchor: Option<(u64, i64)>,
     pub incomplete: bool,
     pub flags: FlagCounts,
+    /// Task dumps' stacks, each weighted by the idle ns that followed it:
+    /// where tasks waited.
+    #[serde(default)]
+    pub wait_groups: Vec<Group>,
+    /// Task dumps, and the idle ns after them in all.
+    #[serde(default)]
+    pub task_dumps: u64,
+    #[serde(default)]
+    pub task_dump_idle_ns: u64,
+    /// Every span, sample, dump and event of the file, when asked for
+    /// (`Options::requests`): what the span explorer reads.
+    #[serde(default)]
+    pub detail: Option<Box<FileDetail>>,
+    /// What the file left out for d9lens's limits, in words.
+    #[serde(default)]
+    pub limits: Vec<String>,
+}
+
+/// What `Partial::analyze` builds beside the partial.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Build {
+    /// The file's timeline (the page draws it).
+    pub timeline: bool,
+    /// The file's request detail (`Partial::detail`).
+    pub detail: bool,
 }
 
 fn stacks_of(trace: &ParsedTrace, idx: &[usize], symbolizer: &mut Symbolizer<'_>) -> Vec<Vec<FrameId>> {
@@ -135,7 +162,12 @@ impl Partial {
     /// by them, so a partial read off the wire (a Lambda answer, a stored
     /// result) is checked before it is folded.
     pub fn check_refs(&self) -> Result<(), String> {
-        let groups = [&self.cpu_groups, &self.in_poll_groups, &self.idle_groups];
+        let groups = [
+            &self.cpu_groups,
+            &self.in_poll_groups,
+            &self.idle_groups,
+            &self.wait_groups,
+        ];
         let stacks = groups.into_iter().flatten().map(|g| &g.stack[..]);
         let samples = self
             .long_polls
@@ -153,6 +185,12 @@ impl Partial {
         if self.memory.samples.iter().any(|s| s.site as usize >= site_count) {
             return Err("an allocation names a call site the partial does not carry".into());
         }
+        if let Some(d) = &self.detail {
+            d.check()?;
+            if !d.stacks_in(&self.frames) {
+                return Err("a stack of the request detail names a frame the partial does not carry".into());
+            }
+        }
         Ok(())
     }
 
@@ -160,23 +198,28 @@ impl Partial {
     /// the decoded events and the results never all sit in memory together.
     /// Independent parts run side by side (`parallel::join`).
     pub fn from_trace(file: &str, trace: ParsedTrace) -> Partial {
-        Self::analyze(file, trace, false).0
+        Self::analyze(file, trace, Build::default()).0
     }
 
     /// `from_trace`, and the file's timeline for the page to draw.
     pub fn with_timeline(file: &str, trace: ParsedTrace) -> (Partial, FileTimeline) {
-        let (p, t) = Self::analyze(file, trace, true);
+        let build = Build {
+            timeline: true,
+            detail: false,
+        };
+        let (p, t) = Self::analyze(file, trace, build);
         (p, t.expect("asked for"))
     }
 
-    fn analyze(file: &str, mut trace: ParsedTrace, timeline: bool) -> (Partial, Option<FileTimeline>) {
+    /// The partial, and what `build` asks for beside it.
+    pub fn analyze(file: &str, mut trace: ParsedTrace, build: Build) -> (Partial, Option<FileTimeline>) {
         let max_ts = trace.bounds.map_or(0, |b| b.1);
         let mut frames = FrameTable::default();
         let loc = |id: Option<StrId>| id.map(|i| trace.strings.get(i).to_string());
         // What needs the decoded worker and span events, in two about equal
         // halves: the workers' timelines, polls, delays, the setup counts and
         // the polls by task (for the spans to land in, next) ‖ the spans.
-        let ((setup, tl, mut polls, delays, by_task), spans) = {
+        let ((setup, tl, mut polls, delays, by_task, task_polls), spans) = {
             let trace = &trace;
             join(
                 || {
@@ -184,7 +227,10 @@ impl Partial {
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, file, &trace.wakes, &loc);
                     let by_task = polls_by_task(&tl);
-                    (SetupPartial::of(trace, &tl), tl, polls, delays, by_task)
+                    // Spans' time splits and dumps' idle times read each task's polls.
+                    let task_polls =
+                        (build.detail || !trace.app.dumps.is_empty()).then(|| detail::TaskPolls::new(trace, &tl));
+                    (SetupPartial::of(trace, &tl), tl, polls, delays, by_task, task_polls)
                 },
                 || trace::build_spans(&trace.span_events, &trace.strings),
             )
@@ -198,11 +244,24 @@ impl Partial {
         );
         // What the spans give ‖ every stack: allocations, CPU samples, the
         // long polls (only those that survived the cut) and off-CPU samples.
-        let ((busy_polls, (span_stats, span_slowest)), (memory, cpu_groups, off_cpu)) = {
+        let (
+            (busy_polls, (span_stats, span_slowest), span_half),
+            (memory, cpu_groups, off_cpu, wait_groups, stack_half),
+        ) = {
             let trace = &trace;
             let (frames, long_polls) = (&mut frames, &mut polls.long_polls);
+            let (spans, tl, task_polls) = (&spans, &tl, task_polls.as_ref());
             join(
-                || (busy_polls(&spans, &tl, by_task), span_stats(&spans, &trace.strings)),
+                || {
+                    let span_half = task_polls
+                        .filter(|_| build.detail)
+                        .map(|polls| SpanHalf::new(file, trace, spans, polls));
+                    (
+                        busy_polls(spans, tl, by_task),
+                        span_stats(spans, &trace.strings),
+                        span_half,
+                    )
+                },
                 || {
                     drop(span_events);
                     let mut symbolizer = Symbolizer::new(&symbols, frames);
@@ -210,16 +269,33 @@ impl Partial {
                     drop(workers);
                     let on_cpu = trace.samples.iter().filter(|s| s.source == SOURCE_ON_CPU);
                     let cpu_groups = group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer);
-                    symbolize_long_polls(long_polls, &tl, trace, &mut symbolizer);
-                    let off_cpu = OffCpuStats::new(file, trace, &tl, &loc, &mut symbolizer);
+                    symbolize_long_polls(long_polls, tl, trace, &mut symbolizer);
+                    let off_cpu = OffCpuStats::new(file, trace, tl, &loc, &mut symbolizer);
+                    let dumps = task_polls.map(|polls| Dumps::new(trace, polls, &mut symbolizer));
+                    let wait_groups = dumps
+                        .as_ref()
+                        .map(|d| wait_groups(d, symbolizer.table()))
+                        .unwrap_or_default();
+                    let stack_half = build.detail.then(|| {
+                        StackHalf::new(
+                            trace,
+                            tl,
+                            dumps.as_ref().expect("built for the detail"),
+                            &mut symbolizer,
+                        )
+                    });
                     drop(symbolizer);
                     drop(symbols);
-                    (memory, cpu_groups, off_cpu)
+                    (memory, cpu_groups, off_cpu, wait_groups, stack_half)
                 },
             )
         };
         let (active_tasks, global_queue) = (series::active_tasks(&trace), series::global_queue(&trace));
-        let timeline = timeline.then(|| FileTimeline::build(file, &trace, &tl, &spans, &global_queue, &active_tasks));
+        let timeline = build
+            .timeline
+            .then(|| FileTimeline::build(file, &trace, &tl, &spans, &global_queue, &active_tasks));
+        let detail = span_half.zip(stack_half).map(|(s, k)| Box::new(s.join(k)));
+        let limits = trace.app.left_out.messages();
         let mut p = Partial {
             file: file.to_string(),
             runtime_bounds: trace.runtime_bounds,
@@ -271,6 +347,11 @@ impl Partial {
             metadata: std::mem::take(&mut trace.metadata),
             clock_anchor: trace.clock_anchors.first().copied(),
             incomplete: trace.incomplete,
+            task_dumps: trace.app.dumps.len() as u64,
+            task_dump_idle_ns: wait_groups.iter().fold(0, |a, g| a.saturating_add(g.count)),
+            wait_groups,
+            detail,
+            limits,
             ..Partial::default()
         };
         for (_, q) in global_queue {
@@ -493,6 +574,21 @@ fn span_stats(
             ((name.clone(), t.into_histogram()), (name, slowest))
         })
         .unzip()
+}
+
+/// Dumps' stacks grouped, each weighted by the idle ns after it.
+fn wait_groups(dumps: &Dumps, table: &FrameTable) -> Vec<Group> {
+    let mut groups = super::stacks::GroupIndex::default();
+    for (_, stack, idle_ns) in &dumps.rows {
+        let group = Group {
+            count: *idle_ns,
+            stack: stack.clone(),
+            at: None,
+            blocked_ns: 0,
+        };
+        groups.add(table, group);
+    }
+    groups.into_groups()
 }
 
 /// Stable sort by the key, descending, keeping the worst `KEEP_WORST`.

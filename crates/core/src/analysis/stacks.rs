@@ -121,6 +121,11 @@ pub struct Symbolizer<'a> {
 }
 
 impl<'a> Symbolizer<'a> {
+    /// The table it interns frames in.
+    pub fn table(&self) -> &FrameTable {
+        self.table
+    }
+
     pub fn new(symbols: &'a SymbolTable, table: &'a mut FrameTable) -> Self {
         Self {
             symbols,

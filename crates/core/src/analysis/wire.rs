@@ -8,7 +8,7 @@ use super::FileOutcome;
 use crate::timeline;
 
 const MAGIC: &[u8; 4] = b"D9FO";
-const VERSION: u8 = 3;
+const VERSION: u8 = 4;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WireError(pub String);
@@ -111,6 +111,7 @@ mod tests {
         let trace = std::fs::read(format!("{dir}tests/fixtures/rotation/trace.4.bin")).unwrap();
         let opts = Options {
             timeline: true,
+            requests: true,
             ..Options::default()
         };
         let bytes = encode(&analyze_file("trace.4.bin", &trace, &opts));

@@ -15,6 +15,10 @@ pub struct Report {
     /// Every stack behind the sections' top lists.
     #[serde(skip)]
     pub profiles: Arc<Profiles>,
+    /// The files' spans, samples, dumps and events, instance by instance
+    /// (those the run kept): what the span explorer asks.
+    #[serde(skip)]
+    pub requests: Arc<crate::requests::kept::Details>,
     pub setup: SetupDiagnostic,
     pub summary: Summary,
     pub workers: Vec<WorkerUtilization>,
@@ -183,6 +187,12 @@ pub struct Summary {
     pub task_alive_at_end: i64,
     /// Named runtimes from segment metadata (`runtime.<name>` = worker ids).
     pub runtimes: Vec<RuntimeWorkers>,
+    /// Task dumps (async backtraces of tasks gone idle), and the idle time
+    /// after them in all: what the "where tasks wait" flamegraph weighs.
+    #[serde(default)]
+    pub task_dumps: u64,
+    #[serde(default)]
+    pub task_dump_idle_ns: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -356,15 +366,18 @@ pub enum SampleKind {
     OffCpu,
     /// Sampled allocations, weighed in bytes.
     Alloc,
+    /// Task dumps (what an idle task was awaiting), weighed by the idle ns after each.
+    Waits,
 }
 
 impl SampleKind {
-    pub const ALL: [SampleKind; 5] = [
+    pub const ALL: [SampleKind; 6] = [
         SampleKind::OnCpu,
         SampleKind::Blocking,
         SampleKind::Idle,
         SampleKind::OffCpu,
         SampleKind::Alloc,
+        SampleKind::Waits,
     ];
 
     /// The CLI's and the URL's name.
@@ -375,6 +388,7 @@ impl SampleKind {
             SampleKind::Idle => "idle",
             SampleKind::OffCpu => "off-cpu",
             SampleKind::Alloc => "alloc",
+            SampleKind::Waits => "waits",
         }
     }
 
@@ -386,6 +400,7 @@ impl SampleKind {
     pub fn unit(self) -> &'static str {
         match self {
             SampleKind::Alloc => "bytes",
+            SampleKind::Waits => "ns",
             _ => "samples",
         }
     }
@@ -404,6 +419,9 @@ pub struct Profiles {
     pub blocking: Vec<Weighted>,
     pub idle: Vec<Weighted>,
     pub alloc_bytes: Vec<Weighted>,
+    /// Task dumps, weighed by the idle ns after each.
+    #[serde(default)]
+    pub waits: Vec<Weighted>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -420,6 +438,7 @@ impl Profiles {
             SampleKind::Idle => (&self.idle, &[]),
             SampleKind::OffCpu => (&self.blocking, &self.idle),
             SampleKind::Alloc => (&self.alloc_bytes, &[]),
+            SampleKind::Waits => (&self.waits, &[]),
         };
         a.iter().chain(b)
     }

@@ -80,6 +80,7 @@ impl ParsedTrace {
         self.samples.retain(|s| keep(s.ts));
         self.allocs.retain(|a| keep(a.ts));
         self.runtime_metrics.retain(|m| keep(m.ts));
+        self.app.retain(&mut keep);
         self.legacy_active_tasks.retain(|p| keep(p.0));
         self.clock_anchors.retain(|a| keep(a.0));
         self.task_spawn_times.retain(|_, ts| keep(*ts));

@@ -172,6 +172,7 @@ impl ParsedTrace {
         self.allocs.retain(|x| inside(x.ts));
         self.frees.retain(|x| inside(x.alloc_ts));
         self.runtime_metrics.retain(|x| inside(x.ts));
+        self.app.retain(inside);
         self.legacy_active_tasks.retain(|x| inside(x.0));
         self.task_spawn_times.retain(|_, &mut ts| inside(ts));
         self.task_terminate_times.retain(|_, &mut ts| inside(ts));
@@ -194,7 +195,7 @@ impl ParsedTrace {
         }
         self.span_events.retain(|x| match x.event {
             SpanEvent::Single { start, .. } => inside(start),
-            SpanEvent::Enter { span_id, .. } | SpanEvent::Exit { span_id } | SpanEvent::Close { span_id } => {
+            SpanEvent::Enter { span_id, .. } | SpanEvent::Exit { span_id, .. } | SpanEvent::Close { span_id } => {
                 first_enter.get(&span_id).is_some_and(|&t| inside(t))
             }
         });

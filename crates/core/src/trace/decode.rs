@@ -1,5 +1,9 @@
 //! `dial9-trace-format` frames → `ParsedTrace` (the reference parser's model).
 
+use super::app::{
+    AppEvents, CustomEvent, EventField, EventType, FieldSetId, MAX_EVENT_TYPES, MAX_EVENTS, MAX_FIELDS, MAX_TASK_DUMPS,
+    MetricKind, TaskDump, Value,
+};
 use super::fields::{Field, Fields, Slots, as_u64};
 use super::model::*;
 use crate::container::TRACE_MAGIC;
@@ -305,9 +309,10 @@ enum Kind {
     SpanEnter,
     SpanExit,
     SpanClose,
-    /// Known events no analysis reads.
-    Ignored,
-    /// Anything else: a single-event span if its schema says so.
+    TaskDump,
+    /// Anything else (process resource usage and accept-queue samples
+    /// among them): an application event, and a single-event span too if
+    /// its schema says so.
     Custom,
 }
 
@@ -330,7 +335,7 @@ impl Kind {
             "AllocEvent" => Kind::Alloc,
             "FreeEvent" => Kind::Free,
             "MemoryProfileOverflowEvent" => Kind::MemoryOverflow,
-            "TaskDumpEvent" | "ProcessResourceUsageEvent" => Kind::Ignored,
+            "TaskDumpEvent" => Kind::TaskDump,
             n if n.starts_with("SpanEnter:") || n.starts_with("SpanEnter__") || n == "SpanEnterEvent" => {
                 Kind::SpanEnter
             }
@@ -352,6 +357,11 @@ struct Plan {
     /// Custom events: the single-event span projection, compiled for this
     /// many annotations (annotation frames may arrive after the schema).
     projection: Option<(usize, Option<Projection>)>,
+    /// Custom events: their type in `AppEvents::types` (none past
+    /// `MAX_EVENT_TYPES`), for this many annotations.
+    event_type: Option<(usize, Option<u32>)>,
+    /// Span enters and exits: the fields kept, as (position, name).
+    span_fields: Option<Box<[(usize, StrId)]>>,
 }
 
 /// The plans of one decoder's type ids.
@@ -387,6 +397,8 @@ impl Plans {
                 field_count: ev.schema.fields().len(),
                 slots: Slots::of(ev.schema),
                 projection: None,
+                event_type: None,
+                span_fields: None,
             });
         }
         slot.as_mut().expect("just filled")
@@ -408,6 +420,10 @@ pub(super) struct Builder {
     pub(super) symbols: Vec<(u64, u16, Frame)>,
     plans: Plans,
     unknown_name: Option<StrId>,
+    /// Each distinct dump call chain's index in `AppEvents::dump_chains`.
+    dump_chains: FastMap<Box<[u64]>, u32>,
+    /// A span's fields while they are read (kept to reuse its allocation).
+    scratch: Vec<(StrId, StrId)>,
     /// Bytes held beside the lists' own records (`held_bytes`): sample call
     /// chains, symbol and metadata text.
     extra_bytes: usize,
@@ -468,6 +484,7 @@ impl Builder {
             + self.symbols.len() * size_of::<(u64, u16, Frame)>()
             + tasks * 32
             + t.strings.bytes()
+            + t.app.bytes()
     }
 
     /// The decoded events hold more than the budget allows.
@@ -563,6 +580,9 @@ impl Builder {
             ),
             Kind::TaskSpawn => {
                 let task = f.u64_or0(Field::TaskId);
+                if f.get(Field::Instrumented) == Some(&FieldValueRef::Bool(false)) {
+                    t.app.uninstrumented.push(task);
+                }
                 let loc = self.spawn_loc(&f);
                 self.trace.task_spawn_locs.insert(task, loc);
                 self.trace.task_spawn_times.insert(task, ts);
@@ -571,12 +591,19 @@ impl Builder {
                 t.task_terminate_times.insert(f.u64_or0(Field::TaskId), ts);
             }
             Kind::CpuSample => {
+                let tid = f.u64_or0(Field::Tid);
+                if !t.app.thread_names.contains_key(&tid)
+                    && let Some(name) = f.str(Field::ThreadName).filter(|n| !n.is_empty())
+                {
+                    let name = t.strings.intern(&name);
+                    t.app.thread_names.insert(tid, name);
+                }
                 let callchain = f.stack(Field::Callchain);
                 self.extra_bytes += callchain.len() * size_of::<u64>();
                 t.samples.push(CpuSample {
                     ts,
                     worker: f.u64_or0(Field::WorkerId),
-                    tid: f.u64_or0(Field::Tid),
+                    tid,
                     source: f.u64_or0(Field::Source),
                     callchain,
                 });
@@ -626,11 +653,15 @@ impl Builder {
                     t.clock_anchors.push((ts, realtime as i64));
                 }
             }
-            Kind::RuntimeMetrics => t.runtime_metrics.push(RuntimeMetrics {
-                ts,
-                global_queue: f.u64_or0(Field::GlobalQueueDepth),
-                alive_tasks: f.u64(Field::AliveTasks),
-            }),
+            Kind::RuntimeMetrics => {
+                let runtime = f.str(Field::RuntimeName).map(|n| t.strings.intern(&n));
+                t.runtime_metrics.push(RuntimeMetrics {
+                    ts,
+                    runtime,
+                    global_queue: f.u64_or0(Field::GlobalQueueDepth),
+                    alive_tasks: f.u64(Field::AliveTasks),
+                })
+            }
             Kind::Alloc => t.allocs.push(Alloc {
                 ts,
                 tid: f.u64_or0(Field::Tid),
@@ -655,39 +686,169 @@ impl Builder {
                     span_id: f.u64_or0(Field::SpanId),
                     name,
                     task_id: f.u64(Field::TokioTaskId).and_then(NonZeroU64::new),
+                    parent: f.u64(Field::ParentSpanId).and_then(NonZeroU64::new),
+                    fields: self.span_fields(&f).unwrap_or(FieldSetId::EMPTY),
                 };
                 push_event(&mut self.trace.span_events, TimedSpanEvent { ts, event });
             }
-            Kind::SpanExit | Kind::SpanClose => {
-                let span_id = f.u64_or0(Field::SpanId);
-                let event = if kind == Kind::SpanExit {
-                    SpanEvent::Exit { span_id }
-                } else {
-                    SpanEvent::Close { span_id }
+            Kind::SpanExit => {
+                let event = SpanEvent::Exit {
+                    span_id: f.u64_or0(Field::SpanId),
+                    fields: self.span_fields(&f),
+                };
+                push_event(&mut self.trace.span_events, TimedSpanEvent { ts, event });
+            }
+            Kind::SpanClose => {
+                let event = SpanEvent::Close {
+                    span_id: f.u64_or0(Field::SpanId),
                 };
                 push_event(&mut t.span_events, TimedSpanEvent { ts, event });
             }
-            Kind::Ignored => {}
-            Kind::Custom => self.single_event_span(&f, ts),
+            Kind::TaskDump => self.task_dump(&f, ts),
+            Kind::Custom => {
+                self.single_event_span(&f, ts);
+                self.custom_event(&f, ts);
+            }
         }
+    }
+
+    /// The fields of a span enter or exit but its bookkeeping ones, as an
+    /// interned set (those dial9's viewer keeps: `buildSpanData`); `None`
+    /// when its schema has no other field.
+    fn span_fields(&mut self, f: &Fields<'_, '_, '_>) -> Option<FieldSetId> {
+        const BOOKKEEPING: [&str; 7] = [
+            "worker_id",
+            "dial9.tokio.task_id",
+            "span_id",
+            "span_instance_id",
+            "tid",
+            "parent_span_id",
+            "span_name",
+        ];
+        let (strings, app) = (&mut self.trace.strings, &mut self.trace.app);
+        let plan = self.plans.get(f.ev);
+        let kept = plan.span_fields.get_or_insert_with(|| {
+            let named = f.ev.schema.fields().iter().enumerate();
+            let extra = named.filter(|(_, d)| !BOOKKEEPING.contains(&d.name()));
+            let all: Vec<(usize, StrId)> = extra.map(|(i, d)| (i, strings.intern(d.name()))).collect();
+            app.left_out.fields += all.len().saturating_sub(MAX_FIELDS) as u64;
+            all.into_iter().take(MAX_FIELDS).collect()
+        });
+        if kept.is_empty() {
+            return None;
+        }
+        self.scratch.clear();
+        for &(i, key) in kept.iter() {
+            if let Some(v) = f.at(i)
+                && let Some(text) = value_text(f, v, strings)
+            {
+                self.scratch.push((key, text));
+            }
+        }
+        Some(app.field_sets.intern(&self.scratch))
+    }
+
+    fn task_dump(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
+        let app = &mut self.trace.app;
+        if app.dumps.len() >= MAX_TASK_DUMPS {
+            app.left_out.dumps += 1;
+            return;
+        }
+        let pooled;
+        let owned;
+        let chain: &[u64] = match f.get(Field::Callchain) {
+            Some(FieldValueRef::PooledStackFrames(id)) => {
+                pooled = f.ev.stack_pool.get(*id).unwrap_or_default();
+                pooled
+            }
+            _ => {
+                owned = f.stack(Field::Callchain);
+                &owned
+            }
+        };
+        let chain = match self.dump_chains.get(chain) {
+            Some(&i) => i,
+            None => {
+                let i = app.dump_chains.len() as u32;
+                self.extra_bytes += std::mem::size_of_val(chain);
+                app.dump_chains.push(chain.to_vec());
+                self.dump_chains.insert(chain.into(), i);
+                i
+            }
+        };
+        let task = f.u64_or0(Field::TaskId);
+        push_event(&mut app.dumps, TaskDump { ts, task, chain });
+    }
+
+    /// Any event the analysis does not read by name: kept with its type.
+    fn custom_event(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
+        let annotations = f.ev.schema.annotations().len();
+        let (strings, app) = (&mut self.trace.strings, &mut self.trace.app);
+        let plan = self.plans.get(f.ev);
+        if plan.event_type.is_none_or(|(n, _)| n != annotations) {
+            plan.event_type = Some((annotations, event_type(f.ev, strings, app)));
+        }
+        let Some((_, Some(kind))) = plan.event_type else {
+            app.left_out.event_types += 1;
+            return;
+        };
+        if app.events.len() >= MAX_EVENTS {
+            app.left_out.events += 1;
+            return;
+        }
+        let n = app.types[kind as usize].fields.len();
+        let first = app.values.len() as u32;
+        for i in 0..n {
+            let v = match f.at(i) {
+                Some(FieldValueRef::Varint(v)) => Value::U64(*v),
+                Some(FieldValueRef::I64(v)) => Value::I64(*v),
+                Some(FieldValueRef::F64(v)) => Value::F64(*v),
+                Some(FieldValueRef::Bool(b)) => Value::Bool(*b),
+                Some(v) => f.text(v).map_or(Value::Absent, |s| Value::Text(strings.intern(&s))),
+                None => Value::Absent,
+            };
+            push_event(&mut app.values, v);
+        }
+        push_event(&mut app.events, CustomEvent { ts, kind, first });
     }
 
     fn single_event_span(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
         let annotations = f.ev.schema.annotations().len();
+        let strings = &mut self.trace.strings;
         let plan = self.plans.get(f.ev);
         if plan.projection.as_ref().is_none_or(|(n, _)| *n != annotations) {
-            plan.projection = Some((annotations, Projection::compile(f.ev)));
+            plan.projection = Some((annotations, Projection::compile(f.ev, strings)));
         }
         let Some((_, Some(projection))) = &plan.projection else {
             return;
         };
-        let Some((name, start, end)) = projection.project(f, &mut self.trace.strings) else {
+        let Some((name, start, end)) = projection.project(f, strings) else {
             return;
         };
+        self.scratch.clear();
+        for &(i, key) in &projection.attributes {
+            if let Some(v) = f.at(i)
+                && let Some(text) = value_text(f, v, strings)
+            {
+                self.scratch.push((key, text));
+            }
+        }
+        let task_id = projection
+            .task
+            .and_then(|i| f.at(i))
+            .and_then(as_u64)
+            .and_then(NonZeroU64::new);
         let t = &mut self.trace;
+        let fields = t.app.field_sets.intern(&self.scratch);
         // `bounds` holds the single spans' own until `finish`.
         t.bounds = union(t.bounds, bounds([start, end].into_iter()));
-        let event = SpanEvent::Single { name, start, end };
+        let event = SpanEvent::Single {
+            name,
+            start,
+            end,
+            task_id,
+            fields,
+        };
         push_event(&mut t.span_events, TimedSpanEvent { ts, event });
     }
 
@@ -795,6 +956,55 @@ fn attribute_samples(samples: &mut [CpuSample], tid_to_worker: &FastMap<u64, u64
     }
 }
 
+/// A span field's value as text, as dial9's viewer shows it (`String(v)`).
+fn value_text(f: &Fields<'_, '_, '_>, v: &FieldValueRef<'_>, strings: &mut Strings) -> Option<StrId> {
+    let text: std::borrow::Cow<str> = match v {
+        FieldValueRef::Varint(n) => n.to_string().into(),
+        FieldValueRef::I64(n) => n.to_string().into(),
+        FieldValueRef::F64(x) => crate::fmt::js_number(*x).into(),
+        FieldValueRef::Bool(b) => (if *b { "true" } else { "false" }).into(),
+        v => f.text(v)?,
+    };
+    Some(strings.intern(&text))
+}
+
+/// The type of a custom event, found among those of the file or added
+/// (`None` past `MAX_EVENT_TYPES`): its name and fields, with each field's
+/// `unit` and `kind` annotations.
+fn event_type(ev: &RawEvent<'_, '_>, strings: &mut Strings, app: &mut AppEvents) -> Option<u32> {
+    let annotations = ev.schema.annotations();
+    let annotation = |idx: usize, key: &str| {
+        annotations
+            .iter()
+            .find(|a| a.field_index() as usize == idx && a.key() == key)
+            .map(|a| a.value())
+    };
+    let defs = ev.schema.fields();
+    app.left_out.fields += defs.len().saturating_sub(MAX_FIELDS) as u64;
+    let fields = defs
+        .iter()
+        .take(MAX_FIELDS)
+        .enumerate()
+        .map(|(i, d)| EventField {
+            name: strings.intern(d.name()),
+            unit: annotation(i, "unit").map(|u| strings.intern(u)),
+            kind: annotation(i, "kind").and_then(MetricKind::of),
+        })
+        .collect();
+    let t = EventType {
+        name: strings.intern(ev.name),
+        fields,
+    };
+    if let Some(i) = app.types.iter().position(|k| *k == t) {
+        return Some(i as u32);
+    }
+    if app.types.len() >= MAX_EVENT_TYPES {
+        return None;
+    }
+    app.types.push(t);
+    Some(app.types.len() as u32 - 1)
+}
+
 /// How a schema annotated with `dial9.role` projects onto a span.
 #[derive(Debug, Clone)]
 struct Projection {
@@ -802,6 +1012,11 @@ struct Projection {
     start: Option<(usize, u64)>,
     duration: Option<(usize, u64)>,
     name_field: Option<usize>,
+    /// The field that names the task the span ran in (role `tokio.task_id`).
+    task: Option<usize>,
+    /// The span's attributes, as (position, name): the fields no role names,
+    /// and the one that names the span (as dial9's viewer keeps them).
+    attributes: Vec<(usize, StrId)>,
     schema_name: String,
 }
 
@@ -816,7 +1031,7 @@ fn unit_factor(unit: Option<&str>) -> Option<u64> {
 }
 
 impl Projection {
-    fn compile(ev: &RawEvent<'_, '_>) -> Option<Projection> {
+    fn compile(ev: &RawEvent<'_, '_>, strings: &mut Strings) -> Option<Projection> {
         let fields = ev.schema.fields();
         let annotation = |idx: usize, key: &str| {
             ev.schema
@@ -829,6 +1044,8 @@ impl Projection {
             start: None,
             duration: None,
             name_field: None,
+            task: None,
+            attributes: Vec::new(),
             schema_name: ev.name.to_string(),
         };
         for a in ev.schema.annotations().iter().filter(|a| a.key() == "dial9.role") {
@@ -840,11 +1057,20 @@ impl Projection {
                 "span.start" => p.start = Some(unit()?),
                 "span.duration" => p.duration = Some(unit()?),
                 "span.name" => p.name_field = Some(idx),
+                "tokio.task_id" => p.task = Some(idx),
                 _ => {}
             }
         }
         // A packed timestamp is the span end; two of start/duration/end are needed.
-        (p.start.is_some() || p.duration.is_some()).then_some(p)
+        if p.start.is_none() && p.duration.is_none() {
+            return None;
+        }
+        let attribute = |i: usize| Some(i) == p.name_field || annotation(i, "dial9.role").is_none();
+        p.attributes = (0..fields.len().min(MAX_FIELDS))
+            .filter(|&i| attribute(i))
+            .map(|i| (i, strings.intern(fields[i].name())))
+            .collect();
+        Some(p)
     }
 
     fn project(&self, f: &Fields<'_, '_, '_>, strings: &mut Strings) -> Option<(StrId, u64, u64)> {

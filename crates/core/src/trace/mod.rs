@@ -2,6 +2,7 @@
 //! `dial9-trace-format` decoder. Event types are keyed by schema name (type
 //! ids are per sub-stream and get reused).
 
+mod app;
 mod bad_time;
 mod clip;
 mod decode;
@@ -12,6 +13,7 @@ mod split;
 mod symbols;
 mod time_order;
 
+pub use app::*;
 pub use bad_time::TimeAnomalies;
 pub use clip::Window;
 pub use decode::{

@@ -1,6 +1,7 @@
 //! The typed event model of one trace file.
 
 use super::SymbolTable;
+use super::app::{AppEvents, FieldSetId};
 use crate::hashing::{FastIndexMap, FastMap};
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
@@ -215,6 +216,8 @@ pub struct Free {
 #[derive(Debug, Clone, Copy)]
 pub struct RuntimeMetrics {
     pub ts: u64,
+    /// `runtime_name` (absent, or empty for the unnamed runtime).
+    pub runtime: Option<StrId>,
     pub global_queue: u64,
     pub alive_tasks: Option<u64>,
 }
@@ -228,9 +231,16 @@ pub enum SpanEvent {
         name: StrId,
         /// `dial9.tokio.task_id` (0 means none).
         task_id: Option<NonZeroU64>,
+        /// `parent_span_id`, when the recorder gave one.
+        parent: Option<NonZeroU64>,
+        /// Its other fields (`route`, `request_id`, …).
+        fields: FieldSetId,
     },
     Exit {
         span_id: u64,
+        /// The fields of an exit whose schema has any replace those of the
+        /// enter (as dial9's viewer does), even when none has a value.
+        fields: Option<FieldSetId>,
     },
     Close {
         span_id: u64,
@@ -240,6 +250,9 @@ pub enum SpanEvent {
         name: StrId,
         start: u64,
         end: u64,
+        task_id: Option<NonZeroU64>,
+        /// Its attributes: the fields no role names.
+        fields: FieldSetId,
     },
 }
 
@@ -301,6 +314,8 @@ pub struct ParsedTrace {
     pub bounds: Option<(u64, u64)>,
     /// Timestamps that made no sense (`ParsedTrace::check_time`).
     pub time: super::TimeAnomalies,
+    /// Span fields, custom events, task dumps.
+    pub app: AppEvents,
 }
 
 /// The named runtimes of segment metadata (`runtime.<name>` = "2,3"): each

@@ -1,6 +1,7 @@
 //! Span reconstruction from enter/exit/close events and single-event spans,
 //! as the reference's `buildSpanData` does it for the report.
 
+use super::app::FieldSetId;
 use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
 use super::time_order::in_time_order;
 use crate::hashing::FastMap;
@@ -17,6 +18,13 @@ pub struct Span {
     pub end: u64,
     /// The Tokio task that entered it, when the recorder knew.
     pub task_id: Option<NonZeroU64>,
+    /// The recorder's id of the span (ids are reused once a span closes;
+    /// none for single-event spans).
+    pub span_id: Option<NonZeroU64>,
+    /// `parent_span_id` of its first enter.
+    pub parent: Option<NonZeroU64>,
+    /// Its fields: the last exit's that carried any, else the first enter's.
+    pub fields: FieldSetId,
     /// Its enter → exit pairs in `Spans::segments` (none for single-event spans).
     segments: Range<u32>,
 }
@@ -50,6 +58,9 @@ impl Spans {
                 start: first.0,
                 end: last.1,
                 task_id: rec.task_id,
+                span_id: NonZeroU64::new(rec.span_id),
+                parent: rec.parent,
+                fields: rec.fields,
                 segments: from as u32..self.segments.len() as u32,
             };
             self.spans.push(span);
@@ -63,8 +74,11 @@ struct Record {
     /// finished in that order (a removal from an insertion-ordered map would
     /// cost a shift of every later entry on each close).
     opened: u64,
+    span_id: u64,
     name: StrId,
     task_id: Option<NonZeroU64>,
+    parent: Option<NonZeroU64>,
+    fields: FieldSetId,
     /// The time of an enter not exited yet.
     entered: Option<u64>,
     /// Most spans have one enter → exit: it needs no list of its own.
@@ -88,14 +102,29 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
     // Stable by time, leaving the events in place.
     for e in in_time_order(events, |e| e.ts).map(|i| &events[i]) {
         match e.event {
-            SpanEvent::Single { name, start, end } => out.spans.push(Span {
+            SpanEvent::Single {
                 name,
                 start,
                 end,
-                task_id: None,
+                task_id,
+                fields,
+            } => out.spans.push(Span {
+                name,
+                start,
+                end,
+                task_id,
+                span_id: None,
+                parent: None,
+                fields,
                 segments: 0..0,
             }),
-            SpanEvent::Enter { span_id, name, task_id } => match records.entry(span_id) {
+            SpanEvent::Enter {
+                span_id,
+                name,
+                task_id,
+                parent,
+                fields,
+            } => match records.entry(span_id) {
                 Entry::Occupied(mut o) => {
                     o.get_mut().entered.get_or_insert(e.ts);
                 }
@@ -103,19 +132,25 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
                     opened += 1;
                     v.insert(Record {
                         opened,
+                        span_id,
                         name,
                         task_id,
+                        parent,
+                        fields,
                         entered: Some(e.ts),
                         first: None,
                         more: Vec::new(),
                     });
                 }
             },
-            SpanEvent::Exit { span_id } => {
+            SpanEvent::Exit { span_id, fields } => {
                 if let Some(rec) = records.get_mut(&span_id)
                     && let Some(enter) = rec.entered.take()
                 {
                     rec.push((enter, e.ts));
+                    if let Some(fields) = fields {
+                        rec.fields = fields;
+                    }
                 }
             }
             SpanEvent::Close { span_id } => {
@@ -154,8 +189,10 @@ mod tests {
             span_id,
             name: names[i],
             task_id: None,
+            parent: None,
+            fields: FieldSetId::EMPTY,
         };
-        let exit = |span_id| SpanEvent::Exit { span_id };
+        let exit = |span_id| SpanEvent::Exit { span_id, fields: None };
         // Ids hash in any order. Four spans start at the same time, only the
         // second is closed; its id is then opened again, as a new span.
         let events = [

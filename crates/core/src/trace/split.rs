@@ -6,6 +6,7 @@
 //! when the parser's own walk stops exactly on it; otherwise the parser
 //! decodes the rest itself and the part is dropped.
 
+use super::app::FieldSetId;
 use super::decode::{Builder, DecodeFailure, STREAM_HEADER, TraceParser, Walk, union};
 use super::model::{ParsedTrace, SpanEvent, WorkerEventKind};
 use crate::container::TRACE_MAGIC;
@@ -151,7 +152,9 @@ impl Builder {
             bounds: single_bounds,
             // Checked once the whole trace is in (`Builder::finish`).
             time: _,
+            app,
         } = l;
+        let sets = self.trace.app.append(app, &|s| strings.get(s));
         let (timelines, t) = (&mut self.workers, &mut self.trace);
         // The two big copies side by side: worker events ‖ span events and the rest.
         join(
@@ -170,12 +173,21 @@ impl Builder {
                 }
             },
             || {
+                let set = |id: &mut FieldSetId| *id = sets[id.0 as usize];
                 t.span_events.extend(span_events.into_iter().map(|mut e| {
                     match &mut e.event {
-                        SpanEvent::Enter { name, .. } | SpanEvent::Single { name, .. } => *name = strings.get(*name),
-                        SpanEvent::Exit { .. } | SpanEvent::Close { .. } => {}
+                        SpanEvent::Enter { name, fields, .. } | SpanEvent::Single { name, fields, .. } => {
+                            *name = strings.get(*name);
+                            set(fields);
+                        }
+                        SpanEvent::Exit { fields, .. } => fields.iter_mut().for_each(set),
+                        SpanEvent::Close { .. } => {}
                     }
                     e
+                }));
+                t.runtime_metrics.extend(runtime_metrics.drain(..).map(|mut m| {
+                    m.runtime = m.runtime.map(|r| strings.get(r));
+                    m
                 }));
                 t.wakes.append(&mut wakes);
                 t.queue_samples.append(&mut queue_samples);
@@ -201,7 +213,6 @@ impl Builder {
                 t.sealed |= sealed;
                 t.incomplete |= incomplete;
                 t.clock_anchors.append(&mut clock_anchors);
-                t.runtime_metrics.append(&mut runtime_metrics);
                 t.legacy_active_tasks.append(&mut legacy_active_tasks);
                 t.allocs.append(&mut allocs);
                 t.frees.append(&mut frees);

@@ -1,0 +1,370 @@
+//! What the application recorded beside the runtime: the fields of its spans,
+//! its own events (typed fields with units and metric kinds, process resource
+//! usage and TCP accept-queue samples among them) and task dumps (what an
+//! idle task was awaiting). Decoded into one `AppEvents` per trace, bounded
+//! by named limits: a file past one keeps decoding, and says what it left out.
+
+use super::model::{StrId, Strings};
+use crate::hashing::FastMap;
+use serde::{Deserialize, Serialize};
+
+/// Distinct custom event types one file may define: a schema each, kept
+/// with its field names, units and kinds. Events of further types are
+/// counted, not kept.
+pub const MAX_EVENT_TYPES: usize = 1024;
+/// Fields kept of one span or event (the first this many the schema names).
+pub const MAX_FIELDS: usize = 64;
+/// Custom events one file may keep.
+pub const MAX_EVENTS: usize = 1 << 20;
+/// Task dumps one file may keep.
+pub const MAX_TASK_DUMPS: usize = 1 << 20;
+
+/// A set of span fields, interned: a span entered a thousand times names
+/// one set, and so do its enters and exits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct FieldSetId(pub u32);
+
+impl FieldSetId {
+    /// No field.
+    pub const EMPTY: FieldSetId = FieldSetId(0);
+}
+
+/// Interned field sets: (name, value as text) pairs, in schema order.
+#[derive(Debug, Clone)]
+pub struct FieldSets {
+    /// Set `i` is `pairs[ends[i - 1]..ends[i]]` (set 0 is empty).
+    pairs: Vec<(StrId, StrId)>,
+    ends: Vec<u32>,
+    ids: FastMap<Box<[(StrId, StrId)]>, FieldSetId>,
+}
+
+impl Default for FieldSets {
+    fn default() -> Self {
+        FieldSets {
+            pairs: Vec::new(),
+            ends: vec![0],
+            ids: FastMap::default(),
+        }
+    }
+}
+
+impl FieldSets {
+    pub fn intern(&mut self, set: &[(StrId, StrId)]) -> FieldSetId {
+        if set.is_empty() {
+            return FieldSetId::EMPTY;
+        }
+        if let Some(&id) = self.ids.get(set) {
+            return id;
+        }
+        let id = FieldSetId(self.ends.len() as u32);
+        self.pairs.extend_from_slice(set);
+        self.ends.push(self.pairs.len() as u32);
+        self.ids.insert(set.into(), id);
+        id
+    }
+
+    pub fn get(&self, id: FieldSetId) -> &[(StrId, StrId)] {
+        let i = id.0 as usize;
+        match (i.checked_sub(1).and_then(|p| self.ends.get(p)), self.ends.get(i)) {
+            (Some(&from), Some(&to)) => &self.pairs[from as usize..to as usize],
+            _ => &[],
+        }
+    }
+
+    /// Sets held (the empty one included).
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() <= 1
+    }
+
+    /// Bytes held, about.
+    pub fn bytes(&self) -> usize {
+        self.pairs.len() * 16 + self.ends.len() * 4 * 3
+    }
+
+    /// Every set of `later`, its strings remapped, taken in: what each of its ids became.
+    pub(super) fn absorb(&mut self, later: &FieldSets, remap: impl Fn(StrId) -> StrId) -> Vec<FieldSetId> {
+        let mut buf = Vec::new();
+        (0..later.len() as u32)
+            .map(|i| {
+                buf.clear();
+                buf.extend(later.get(FieldSetId(i)).iter().map(|&(k, v)| (remap(k), remap(v))));
+                self.intern(&buf)
+            })
+            .collect()
+    }
+}
+
+/// What kind of metric a numeric field is (its schema's `kind` annotation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetricKind {
+    /// A level: chart the value.
+    Gauge,
+    /// Only grows: chart its rate.
+    Counter,
+    /// Goes up and down by increments: chart the value.
+    UpDownCounter,
+}
+
+impl MetricKind {
+    pub fn of(annotation: &str) -> Option<MetricKind> {
+        match annotation {
+            "gauge" => Some(MetricKind::Gauge),
+            "counter" => Some(MetricKind::Counter),
+            "updown-counter" | "up-down-counter" | "updown_counter" | "up_down_counter" => {
+                Some(MetricKind::UpDownCounter)
+            }
+            _ => None,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            MetricKind::Gauge => "gauge",
+            MetricKind::Counter => "counter",
+            MetricKind::UpDownCounter => "updown-counter",
+        }
+    }
+}
+
+/// One field of an event type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventField {
+    pub name: StrId,
+    /// `ns`, `us`, `ms`, `s`, `bytes`, or whatever the schema says.
+    pub unit: Option<StrId>,
+    pub kind: Option<MetricKind>,
+}
+
+/// A custom event type (one schema name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventType {
+    pub name: StrId,
+    pub fields: Vec<EventField>,
+}
+
+/// A field's value as recorded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    Absent,
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    Text(StrId),
+}
+
+impl Value {
+    /// The value as a number, when it is one.
+    pub fn number(self) -> Option<f64> {
+        match self {
+            Value::U64(v) => Some(v as f64),
+            Value::I64(v) => Some(v as f64),
+            Value::F64(v) if v.is_finite() => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// One custom event: its type and its values, one per field of the type.
+#[derive(Debug, Clone, Copy)]
+pub struct CustomEvent {
+    pub ts: u64,
+    /// Index into `AppEvents::types`.
+    pub kind: u32,
+    /// Its values: `AppEvents::values[first..first + len]`.
+    pub first: u32,
+}
+
+/// A task dump: the async backtrace of a task that went idle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskDump {
+    pub ts: u64,
+    pub task: u64,
+    /// Index into `AppEvents::dump_chains`.
+    pub chain: u32,
+}
+
+/// What a file left out for a named limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Events of types past `MAX_EVENT_TYPES`.
+    pub event_types: u64,
+    /// Events past `MAX_EVENTS`.
+    pub events: u64,
+    /// Fields past `MAX_FIELDS`, over all schemas.
+    pub fields: u64,
+    /// Dumps past `MAX_TASK_DUMPS`.
+    pub dumps: u64,
+}
+
+impl LeftOut {
+    /// Each limit met, in words.
+    pub fn messages(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut say = |n: u64, what: &str, limit: usize| {
+            if n > 0 {
+                out.push(format!(
+                    "{n} {what} left out: a file keeps at most {limit} (d9lens's limit)"
+                ));
+            }
+        };
+        say(
+            self.event_types,
+            "events of further custom event types",
+            MAX_EVENT_TYPES,
+        );
+        say(self.events, "custom events", MAX_EVENTS);
+        say(self.fields, "fields of schemas with more fields than", MAX_FIELDS);
+        say(self.dumps, "task dumps", MAX_TASK_DUMPS);
+        out
+    }
+
+    pub(super) fn add(&mut self, o: &LeftOut) {
+        self.event_types += o.event_types;
+        self.events += o.events;
+        self.fields += o.fields;
+        self.dumps += o.dumps;
+    }
+}
+
+/// The application's side of one trace.
+#[derive(Debug, Clone, Default)]
+pub struct AppEvents {
+    /// Span fields (span events name a set).
+    pub field_sets: FieldSets,
+    pub types: Vec<EventType>,
+    /// Custom events, file order.
+    pub events: Vec<CustomEvent>,
+    pub values: Vec<Value>,
+    pub dumps: Vec<TaskDump>,
+    /// Distinct dump call chains, leaf first.
+    pub dump_chains: Vec<Vec<u64>>,
+    /// Tasks spawned with `instrumented = false` (not through dial9: no wake events).
+    pub uninstrumented: Vec<u64>,
+    /// OS thread → its name, from CPU samples.
+    pub thread_names: FastMap<u64, StrId>,
+    pub left_out: LeftOut,
+}
+
+impl AppEvents {
+    /// The values of `e`, one per field of its type.
+    pub fn values_of(&self, e: &CustomEvent) -> &[Value] {
+        let n = self.types.get(e.kind as usize).map_or(0, |t| t.fields.len());
+        let from = e.first as usize;
+        self.values.get(from..from + n).unwrap_or(&[])
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.field_sets.bytes()
+            + self.events.len() * size_of::<CustomEvent>()
+            + self.values.len() * size_of::<Value>()
+            + self.dumps.len() * size_of::<TaskDump>()
+            + self.dump_chains.iter().map(|c| c.len() * 8 + 24).sum::<usize>()
+            + self.uninstrumented.len() * 8
+            + self.thread_names.len() * 16
+    }
+
+    /// The events of a later part of the same trace, taken in (`Builder::append`).
+    pub(super) fn append(&mut self, later: AppEvents, strings: &impl Fn(StrId) -> StrId) -> Vec<FieldSetId> {
+        let AppEvents {
+            field_sets,
+            types,
+            events,
+            values,
+            dumps,
+            dump_chains,
+            uninstrumented,
+            thread_names,
+            left_out,
+        } = later;
+        let sets = self.field_sets.absorb(&field_sets, strings);
+        // Types of the same name and fields are one type.
+        let kinds: Vec<u32> = types
+            .into_iter()
+            .map(|mut t| {
+                t.name = strings(t.name);
+                for f in &mut t.fields {
+                    f.name = strings(f.name);
+                    f.unit = f.unit.map(strings);
+                }
+                match self.types.iter().position(|k| *k == t) {
+                    Some(i) => i as u32,
+                    None => {
+                        self.types.push(t);
+                        self.types.len() as u32 - 1
+                    }
+                }
+            })
+            .collect();
+        let base = self.values.len() as u32;
+        self.values.extend(values.into_iter().map(|v| match v {
+            Value::Text(s) => Value::Text(strings(s)),
+            v => v,
+        }));
+        self.events.extend(events.into_iter().map(|e| CustomEvent {
+            ts: e.ts,
+            kind: kinds[e.kind as usize],
+            first: base + e.first,
+        }));
+        let chains = self.dump_chains.len() as u32;
+        self.dump_chains.extend(dump_chains);
+        self.dumps.extend(dumps.into_iter().map(|d| TaskDump {
+            chain: chains + d.chain,
+            ..d
+        }));
+        self.uninstrumented.extend(uninstrumented);
+        self.thread_names
+            .extend(thread_names.into_iter().map(|(tid, name)| (tid, strings(name))));
+        self.left_out.add(&left_out);
+        sets
+    }
+
+    /// Keeps the events and dumps whose time passes `keep`.
+    pub(super) fn retain(&mut self, mut keep: impl FnMut(u64) -> bool) {
+        self.events.retain(|e| keep(e.ts));
+        self.dumps.retain(|d| keep(d.ts));
+    }
+
+    /// The text of a value, as dial9's viewer shows a field (`String(v)` in JS).
+    pub fn text(v: Value, strings: &Strings) -> Option<String> {
+        Some(match v {
+            Value::Absent => return None,
+            Value::U64(v) => v.to_string(),
+            Value::I64(v) => v.to_string(),
+            Value::F64(v) => crate::fmt::js_number(v),
+            Value::Bool(b) => b.to_string(),
+            Value::Text(s) => strings.get(s).to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_sets_are_interned_and_the_empty_set_is_zero() {
+        let mut strings = Strings::default();
+        let (k, v, w) = (
+            strings.intern("route"),
+            strings.intern("GET /"),
+            strings.intern("POST /"),
+        );
+        let mut sets = FieldSets::default();
+        assert_eq!(sets.intern(&[]), FieldSetId::EMPTY);
+        let a = sets.intern(&[(k, v)]);
+        let b = sets.intern(&[(k, w)]);
+        assert_ne!(a, b);
+        assert_eq!(sets.intern(&[(k, v)]), a);
+        assert_eq!(sets.get(a), &[(k, v)]);
+        assert_eq!(sets.get(b), &[(k, w)]);
+        assert_eq!(sets.get(FieldSetId::EMPTY), &[]);
+        // An id no set has (from a crafted wire) reads as empty.
+        assert_eq!(sets.get(FieldSetId(99)), &[]);
+    }
+}

@@ -1,0 +1,163 @@
+//! Requests on the real fixtures: span instances with their fields against
+//! what dial9's own parser makes of them (`trace_parser.js` + `buildSpanData`,
+//! saved by `scripts/span-oracle.mjs` as `*.spans.json`), time splits,
+//! parents, task dumps and custom events.
+
+mod common;
+use common::*;
+use d9lens_core::analysis::{Options, analyze_file};
+use d9lens_core::requests::detail::{FileDetail, NONE};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn with_requests() -> Options {
+    Options {
+        requests: true,
+        ..Options::default()
+    }
+}
+
+fn detail(rel: &str) -> FileDetail {
+    let outcome = analyze_file(rel, &read(rel), &with_requests());
+    assert!(outcome.error.is_none(), "{rel}: {:?}", outcome.error);
+    *outcome.partial.detail.expect("asked for")
+}
+
+fn oracle(rel: &str) -> Value {
+    serde_json::from_slice(&read(&format!("{rel}.spans.json"))).unwrap()
+}
+
+/// Span name → (instances, field → value → count), as the detail has them.
+type Counts = BTreeMap<String, (u64, BTreeMap<String, BTreeMap<String, u64>>)>;
+
+fn counts(d: &FileDetail) -> Counts {
+    let mut out = Counts::new();
+    for s in &d.spans {
+        let e = out.entry(d.text(s.name).to_string()).or_default();
+        e.0 += 1;
+        for &(k, v) in d.fields_of(s) {
+            *e.1.entry(d.text(k).into())
+                .or_default()
+                .entry(d.text(v).into())
+                .or_default() += 1;
+        }
+    }
+    out
+}
+
+/// The oracle's field counts of one span name: a value → count map, or for
+/// a field with many values its distinct count, total and top ten.
+fn check_fields(rel: &str, name: &str, ours: &BTreeMap<String, BTreeMap<String, u64>>, theirs: &Value) {
+    let theirs = theirs.as_object().unwrap();
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>(),
+        "{rel} {name}: field names"
+    );
+    for (field, values) in theirs {
+        let ours = &ours[field];
+        if let Some(distinct) = values.get("__distinct") {
+            assert_eq!(
+                ours.len() as u64,
+                distinct.as_u64().unwrap(),
+                "{rel} {name}.{field}: distinct"
+            );
+            let total: u64 = ours.values().sum();
+            assert_eq!(
+                total,
+                values["__total"].as_u64().unwrap(),
+                "{rel} {name}.{field}: total"
+            );
+            for pair in values["__top"].as_array().unwrap() {
+                let (v, n) = (pair[0].as_str().unwrap(), pair[1].as_u64().unwrap());
+                assert_eq!(ours.get(v), Some(&n), "{rel} {name}.{field}={v}");
+            }
+        } else {
+            let theirs: BTreeMap<String, u64> = values
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+                .collect();
+            assert_eq!(ours, &theirs, "{rel} {name}.{field}");
+        }
+    }
+}
+
+#[test]
+fn spans_and_their_fields_equal_what_dial9s_parser_makes_of_them() {
+    for rel in ["healthy.bin", "blocking.bin", "demo-trace.bin"] {
+        let ours = counts(&detail(rel));
+        let theirs = oracle(rel);
+        let mut expected: BTreeMap<String, u64> = BTreeMap::new();
+        for key in ["spans", "singleEventSpans"] {
+            for (name, s) in theirs[key].as_object().unwrap() {
+                *expected.entry(name.clone()).or_default() += s["count"].as_u64().unwrap();
+            }
+        }
+        let got: BTreeMap<String, u64> = ours.iter().map(|(n, (c, _))| (n.clone(), *c)).collect();
+        assert_eq!(got, expected, "{rel}: instances by name");
+        for (name, s) in theirs["spans"].as_object().unwrap() {
+            // Names shared with single-event spans would mix their fields.
+            if theirs["singleEventSpans"].get(name).is_none() {
+                check_fields(rel, name, &ours[name].1, &s["fields"]);
+            }
+        }
+        for (name, s) in theirs["singleEventSpans"].as_object().unwrap() {
+            for (field, f) in s["fields"].as_object().unwrap() {
+                let n: u64 = ours[name].1.get(field).map_or(0, |v| v.values().sum());
+                assert_eq!(n, f["count"].as_u64().unwrap(), "{rel} {name}.{field}");
+            }
+        }
+    }
+}
+
+#[test]
+fn each_time_split_adds_up_to_its_span() {
+    for rel in ["healthy.bin", "blocking.bin", "demo-trace.bin"] {
+        let d = detail(rel);
+        let mut split = 0;
+        for s in &d.spans {
+            if let Some(sp) = s.split {
+                assert_eq!(sp.total(), s.dur, "{rel}: {} at {}", d.text(s.name), s.start);
+                split += 1;
+            }
+        }
+        // Every span of these traces ran in a task the trace polled.
+        assert!(split * 100 >= d.spans.len() * 99, "{rel}: {split} of {}", d.spans.len());
+    }
+}
+
+#[test]
+fn spans_nest_in_their_task_and_declared_parents_are_kept() {
+    let d = detail("blocking.bin");
+    let name = |i: u32| d.text(d.spans[i as usize].name);
+    let mut parents: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for s in &d.spans {
+        let p = if s.parent == NONE { "-" } else { name(s.parent) };
+        *parents.entry((d.text(s.name), p)).or_default() += 1;
+    }
+    // The sleep runs inside the request's own poll: the request is its parent.
+    assert_eq!(
+        parents.get(&("legacy_sync_lookup", "handle_request")),
+        Some(&36),
+        "{parents:?}"
+    );
+    assert_eq!(
+        parents.get(&("parse_request", "handle_request")),
+        Some(&1021),
+        "{parents:?}"
+    );
+    assert_eq!(parents.get(&("db_query", "handle_request")), Some(&1420), "{parents:?}");
+    assert_eq!(parents.get(&("handle_request", "-")), Some(&1021), "{parents:?}");
+    // demo-trace declares put_aggregate's parent.
+    let d = detail("demo-trace.bin");
+    let declared = d
+        .spans
+        .iter()
+        .filter(|s| d.text(s.name) == "put_aggregate")
+        .filter(|s| s.parent != NONE && d.text(d.spans[s.parent as usize].name) == "flush_to_ddb")
+        .count();
+    assert_eq!(declared, 20);
+    assert_eq!(d.parents_cut, 0);
+}
