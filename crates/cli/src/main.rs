@@ -10,6 +10,7 @@ mod diagnose;
 mod export;
 mod output;
 mod parallel;
+mod requests;
 mod s3;
 mod two_cores;
 mod zoom;
@@ -23,6 +24,8 @@ const USAGE: &str = "usage:
   d9lens zoom FILE CENTER_MS [HALF_MS=20] [--hz HZ] [--json]
   d9lens compare A... [--window FROM_MS..TO_MS] -- B... [--window ...] [--json]
   d9lens export PATH... --format chrome|folded|markdown|html [--samples KIND] [-o OUT]
+  d9lens spans PATH... [--name N] [--where FIELD=VALUE]... [--slow p99|30ms] [--json]   (d9lens spans --help)
+  d9lens events PATH... [--json]
   d9lens s3 ls|analyze s3://BUCKET[/PREFIX] [--endpoint URL] [...]   (d9lens s3 --help)
   d9lens deploy s3://BUCKET[/PREFIX] [--dist DIR] [--dry-run] [...]    (d9lens deploy --help)
   d9lens deploy-lambda --function NAME --role ARN [--zip PATH] [...]   (d9lens deploy-lambda --help)
@@ -36,7 +39,7 @@ trace's cpu.profile.frequency_hz, else 99. compare puts two selections side by s
 key figures ranked by how much they moved, findings only one has, frames whose share
 changed. export writes a Chrome trace (polls per worker,
 spans, wakes as flows, counters; for Perfetto UI and chrome://tracing), folded stacks
-(--samples on-cpu, blocking, idle, off-cpu or alloc), or the report as Markdown or one
+(--samples on-cpu, blocking, idle, off-cpu, alloc or waits), or the report as Markdown or one
 HTML file, to stdout or OUT.";
 
 fn main() -> ExitCode {
@@ -48,6 +51,8 @@ fn main() -> ExitCode {
         Some("zoom") => zoom::ZoomArgs::parse(&argv[1..]).and_then(|a| zoom::run(&a)),
         Some("compare") => compare::CompareArgs::parse(&argv[1..]).and_then(|a| compare::run(&a)),
         Some("export") => export::ExportArgs::parse(&argv[1..]).and_then(|a| export::run(&a)),
+        Some("spans") => requests::SpansArgs::parse(&argv[1..]).and_then(|a| requests::spans(&a)),
+        Some("events") => requests::events(&argv[1..]),
         Some("s3") => s3::run(&argv[1..]),
         Some("deploy") => deploy::run(&argv[1..]),
         Some("deploy-lambda") => deploy_lambda::run(&argv[1..]),

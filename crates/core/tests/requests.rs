@@ -161,3 +161,69 @@ fn spans_nest_in_their_task_and_declared_parents_are_kept() {
     assert_eq!(declared, 20);
     assert_eq!(d.parents_cut, 0);
 }
+
+#[test]
+fn the_explorer_filters_by_field_and_splits_sum_per_name() {
+    use d9lens_core::requests::explore::explore;
+    use d9lens_core::requests::query::Query;
+    let r = analyze(&["healthy.bin"], &with_requests(), None);
+    let all = explore(&r.requests, &Query::default());
+    let handle = all.spans.iter().find(|s| s.name == "handle_request").unwrap();
+    assert_eq!(handle.count, 1488);
+    assert_eq!(
+        handle.split.total() + handle.unattributed_ns,
+        handle.total_ns,
+        "the parts add up to the instances' time"
+    );
+    let routes = handle.fields.iter().find(|f| f.name == "route").unwrap();
+    let (route, n) = routes.values[0].clone();
+    // Filtered by that route: only its instances, and their children inherit it.
+    let q = Query {
+        fields: vec![("route".into(), route.clone())],
+        ..Query::default()
+    };
+    let some = explore(&r.requests, &q);
+    let handle = some.spans.iter().find(|s| s.name == "handle_request").unwrap();
+    assert_eq!(handle.count, n);
+    let fields = handle.fields.iter().find(|f| f.name == "route").unwrap();
+    assert_eq!(fields.values, [(route, n)]);
+    let parse = some.spans.iter().find(|s| s.name == "parse_request").unwrap();
+    assert_eq!(parse.count, n, "each request parses once, under its route");
+    // A value no span has: nothing.
+    let q = Query {
+        fields: vec![("route".into(), "DELETE /nothing".into())],
+        ..Query::default()
+    };
+    assert!(explore(&r.requests, &q).spans.is_empty());
+    // The exemplars are the slowest, slowest first, with their moment.
+    let e = &handle.exemplars;
+    assert!(e.windows(2).all(|w| w[0].dur_ns >= w[1].dur_ns));
+    assert_eq!(e[0].dur_ns, handle.max_ns.min(e[0].dur_ns).max(e[0].dur_ns));
+    assert_eq!(e[0].moment.file, "healthy.bin");
+}
+
+#[test]
+fn slow_requests_of_blocking_bin_are_the_sleeping_lookup() {
+    use d9lens_core::requests::query::Query;
+    use d9lens_core::requests::slow::{Threshold, slow_vs_typical};
+    let r = analyze(&["blocking.bin"], &with_requests(), None);
+    let q = Query {
+        name: Some("handle_request".into()),
+        ..Query::default()
+    };
+    let s = slow_vs_typical(&r.requests, &q, Threshold::Percentile(95.0)).unwrap();
+    assert!(s.slow > 0 && s.typical > s.slow, "{} / {}", s.slow, s.typical);
+    // The extra time is in the child span that sleeps…
+    assert_eq!(s.children[0].name, "legacy_sync_lookup", "{:?}", s.children);
+    assert!(s.children[0].extra_ns() > 10_000_000, "{:?}", s.children[0]);
+    // …blocked inside a poll…
+    assert_eq!(s.parts[0].name, "blocked in a poll", "{:?}", s.parts);
+    // …by the application's call to legacy_sync_lookup.
+    let call = &s.blocking[0];
+    assert!(call.frame.symbol.contains("legacy_sync_lookup"), "{:?}", call.frame);
+    // The differential flamegraph has both sides.
+    assert!(s.slow_profiles.total(d9lens_core::report::SampleKind::Blocking) > 0);
+    assert!(s.typical_profiles.total(d9lens_core::report::SampleKind::OnCpu) > 0);
+    assert_eq!(s.exemplars.len(), 10);
+    assert!(s.exemplars[0].dur_ns > s.threshold_ns);
+}

@@ -98,6 +98,11 @@ impl FrameTable {
 pub struct FrameList(Vec<Frame>);
 
 impl FrameList {
+    /// The frame of an id, if the list has it.
+    pub fn get(&self, id: FrameId) -> Option<&Frame> {
+        self.0.get(id.0 as usize)
+    }
+
     /// Whether every id of `stack` names a frame of this list.
     pub fn holds(&self, stack: &[FrameId]) -> bool {
         stack.iter().all(|id| (id.0 as usize) < self.0.len())

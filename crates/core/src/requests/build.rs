@@ -88,6 +88,10 @@ impl SpanHalf {
         let mut d = FileDetail {
             file: file.to_string(),
             start: trace.bounds.map_or(0, |b| b.0),
+            wall_start: trace
+                .bounds
+                .zip(trace.clock_anchors.first())
+                .map(|((start, _), &(mono, real))| real.saturating_sub(mono as i64).saturating_add(start as i64)),
             ..FileDetail::default()
         };
         let mut nodes = Vec::with_capacity(spans.spans.len());
@@ -114,6 +118,7 @@ impl SpanHalf {
                 task,
                 span_id: s.span_id.map_or(0, |i| i.get()),
                 declared: s.parent.map_or(0, |p| p.get()),
+                single: s.span_id.is_none(),
             });
         }
         let (parent, cut) = parents::resolve(&nodes);

@@ -18,6 +18,8 @@ pub struct FileDetail {
     pub file: String,
     /// The file's first event, trace ns (what `Moment`s are relative to is the file's own clock).
     pub start: u64,
+    /// Unix-epoch ns of `start`, from the trace's first clock anchor.
+    pub wall_start: Option<i64>,
     /// Every text below, by index: span names, field names and values,
     /// event names, spawn locations, runtimes, thread names.
     pub strings: Vec<String>,

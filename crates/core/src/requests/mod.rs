@@ -7,6 +7,12 @@
 
 pub mod build;
 pub mod detail;
+pub mod events;
+pub mod explore;
 pub mod kept;
 pub mod parents;
+pub mod profiles;
+pub mod query;
+pub mod render;
+pub mod slow;
 pub mod split;

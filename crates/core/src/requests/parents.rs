@@ -20,6 +20,8 @@ pub struct Node {
     /// The recorder's id of the span, and of its parent (0: none).
     pub span_id: u64,
     pub declared: u64,
+    /// A single-event span (a metrique entry): on a tie it is the inner one.
+    pub single: bool,
 }
 
 /// The parent of each node (an index, or `NONE`), and how many links were
@@ -45,13 +47,14 @@ pub fn resolve(nodes: &[Node]) -> (Vec<u32>, u64) {
         }
     }
     // The rest: the innermost enclosing span of the same task, by a sweep
-    // over each task's spans (by start, the longer first on a tie).
+    // over each task's spans (by start, the longer first on a tie, a
+    // single-event span inside a span of the same bounds).
     let mut order: Vec<u32> = (0..nodes.len() as u32)
         .filter(|&i| nodes[i as usize].task != 0)
         .collect();
-    order.sort_by(|&a, &b| {
-        let (x, y) = (&nodes[a as usize], &nodes[b as usize]);
-        (x.task, x.start, std::cmp::Reverse(x.end), a).cmp(&(y.task, y.start, std::cmp::Reverse(y.end), b))
+    order.sort_by_key(|&i| {
+        let n = &nodes[i as usize];
+        (n.task, n.start, std::cmp::Reverse(n.end), n.single, i)
     });
     let mut open: Vec<u32> = Vec::new();
     let mut task = 0;
@@ -142,6 +145,7 @@ mod tests {
             task,
             span_id: 0,
             declared: 0,
+            single: false,
         }
     }
 
@@ -182,6 +186,7 @@ mod tests {
                 task: 0,
                 span_id: i + 1,
                 declared: i,
+                single: false,
             })
             .collect();
         let (parent, cut) = resolve(&nodes);
