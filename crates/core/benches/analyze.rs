@@ -25,6 +25,10 @@
 //! * `compare/demo_vs_blocking` — `compare` of two merged reports (the demo trace's and
 //!   blocking.bin's: every key figure, the findings, the differential flamegraph's
 //!   movers); what a comparison adds to analyzing both sides
+//! * `requests/explore_where` — the span explorer over two copies of the demo trace
+//!   (~105,000 span instances), filtered by a field value (on the span or one around it)
+//! * `requests/slow_vs_typical` — slow (over p99) against typical for its most
+//!   frequent span name, the profiles of both sides included
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use d9lens_core::analysis::{Merger, Options, Partial, analyze_file, wire};
@@ -229,9 +233,21 @@ fn flamegraph(c: &mut Criterion) {
     let report = merger.finish();
     let mut g = c.benchmark_group("flamegraph");
     g.bench_function("build", |b| {
-        b.iter(|| d9lens_core::profile::flamegraph(black_box(&report.profiles), SampleKind::OffCpu, Order::Name))
+        b.iter(|| {
+            d9lens_core::profile::flamegraph(
+                black_box(&report.profiles),
+                SampleKind::OffCpu,
+                Order::Name,
+                Default::default(),
+            )
+        })
     });
-    let graph = d9lens_core::profile::flamegraph(&report.profiles, SampleKind::OffCpu, Order::Heaviest);
+    let graph = d9lens_core::profile::flamegraph(
+        &report.profiles,
+        SampleKind::OffCpu,
+        Order::Heaviest,
+        Default::default(),
+    );
     let mut deep = 0;
     for _ in 0..10 {
         deep = graph.first_child(deep).unwrap_or(deep);
@@ -260,5 +276,49 @@ fn compare(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, demo, rotation, worker_side, page_side, flamegraph, compare);
+fn requests(c: &mut Criterion) {
+    use d9lens_core::requests::query::Query;
+    use d9lens_core::requests::slow::{Threshold, slow_vs_typical};
+    use d9lens_core::requests::{explore, kept::Details};
+    let opts = Options {
+        requests: true,
+        ..Options::default()
+    };
+    // Two hosts' copies of the demo trace: past 100,000 instances.
+    let mut merger = Merger::new(opts.clone());
+    let demo = read("demo-trace.bin");
+    for host in ["a", "b"] {
+        merger.add(analyze_file(&format!("{host}/demo-trace.bin"), &demo, &opts).partial);
+    }
+    let details: std::sync::Arc<Details> = merger.finish().requests;
+    let instances: usize = details.files.iter().map(|d| d.spans.len()).sum();
+    assert!(instances > 100_000, "{instances} span instances");
+    let by_field = Query {
+        fields: vec![("MetricName".into(), "latency".into())],
+        ..Query::default()
+    };
+    let named = Query {
+        name: Some("RecordMetric".into()),
+        ..Query::default()
+    };
+    let mut g = c.benchmark_group("requests");
+    g.bench_function("explore_where", |b| {
+        b.iter(|| explore::explore(black_box(&details), &by_field))
+    });
+    g.bench_function("slow_vs_typical", |b| {
+        b.iter(|| slow_vs_typical(black_box(&details), &named, Threshold::Percentile(99.0)))
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    demo,
+    rotation,
+    worker_side,
+    page_side,
+    flamegraph,
+    compare,
+    requests
+);
 criterion_main!(benches);

@@ -47,7 +47,13 @@ fn blocking_against_healthy() {
     );
 
     // The differential flamegraph: laid out as B, each node knowing A's share.
-    let g = diff_flamegraph(&a.profiles, &b.profiles, SampleKind::Blocking, Order::Name);
+    let g = diff_flamegraph(
+        &a.profiles,
+        &b.profiles,
+        SampleKind::Blocking,
+        Order::Name,
+        Default::default(),
+    );
     assert_eq!(g.total(), b.blocking.in_poll);
     assert_eq!(g.node(0).baseline, a.blocking.in_poll);
     let lookup = (0..g.nodes().len() as u32)

@@ -177,8 +177,12 @@ fn a_stack_a_hundred_thousand_calls_deep_gives_a_report() {
     assert_eq!(&*top.frames[0].symbol, "app::level_0", "leaf first");
     assert_eq!(&*top.frames.last().unwrap().symbol, CUT_FRAMES);
     assert!(text::render(&report, &opts).contains("app::level_0"));
-    let graph = flamegraph(&report.profiles, SampleKind::OnCpu, Order::Name);
+    let graph = flamegraph(&report.profiles, SampleKind::OnCpu, Order::Name, Default::default());
     assert_eq!(graph.max_depth() as usize, MAX_STACK_FRAMES);
+    // Opened on the application, the stack still says it was cut.
+    let app = d9lens_core::profile::Shape::APPLICATION;
+    let graph = flamegraph(&report.profiles, SampleKind::OnCpu, Order::Name, app);
+    assert_eq!(graph.search(CUT_FRAMES).weight, 1);
 }
 
 /// The page's end-to-end tests drop these (gzip, as segments are).

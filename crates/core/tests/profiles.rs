@@ -32,7 +32,7 @@ fn every_profile_weighs_what_the_report_counts() {
         for kind in SampleKind::ALL {
             let want = expected(&r, kind);
             for order in [Order::Name, Order::Heaviest] {
-                let g = flamegraph(&r.profiles, kind, order);
+                let g = flamegraph(&r.profiles, kind, order, Default::default());
                 assert_eq!(g.total(), want, "{rels:?} {kind:?} flamegraph");
                 // Children never weigh more than their parent.
                 for (i, n) in g.nodes().iter().enumerate() {
@@ -80,7 +80,7 @@ fn blocking_calls_are_named_by_the_application_frame() {
             .all(|c| c.blocked_ns < lookup.blocked_ns / 10)
     );
     // The flamegraph's search finds the same share.
-    let g = flamegraph(&r.profiles, SampleKind::Blocking, Order::Name);
+    let g = flamegraph(&r.profiles, SampleKind::Blocking, Order::Name, Default::default());
     assert_eq!(g.search("legacy_sync_lookup").weight, 36);
 
     // dial9's demo: every stack ends in kernel addresses; none names a group,
@@ -92,7 +92,7 @@ fn blocking_calls_are_named_by_the_application_frame() {
     assert!(calls.windows(2).all(|w| w[0].blocked_ns >= w[1].blocked_ns));
     assert!(calls.iter().any(|c| &*c.frame.symbol
         == "<dial9_perf_self_profile::memory_profiling::allocator::Dial9Allocator<A> as core::alloc::global::GlobalAlloc>::dealloc"));
-    let g = flamegraph(&r.profiles, SampleKind::Blocking, Order::Heaviest);
+    let g = flamegraph(&r.profiles, SampleKind::Blocking, Order::Heaviest, Default::default());
     let kernel: Vec<u32> = (0..g.nodes().len() as u32)
         .filter(|&i| &*g.label(i).text == KERNEL)
         .collect();
@@ -123,5 +123,72 @@ fn distributions_count_every_value() {
             let stats = r.spans.iter().find(|s| &s.name == name).unwrap();
             assert_eq!(sum(bins), stats.count, "{rel} {name}");
         }
+    }
+}
+
+#[test]
+fn flamegraphs_open_on_the_application_and_invert() {
+    use d9lens_core::profile::Shape;
+    use d9lens_core::profile::origin::Origin;
+    let r = analyze(&["blocking.bin"], &Options::default(), None);
+    for kind in [SampleKind::OnCpu, SampleKind::Blocking] {
+        let whole = flamegraph(&r.profiles, kind, Order::Heaviest, Shape::default());
+        let app = flamegraph(&r.profiles, kind, Order::Heaviest, Shape::APPLICATION);
+        // The same samples, fewer rows of plumbing above them.
+        assert_eq!(app.total(), whole.total());
+        assert!(app.max_depth() < whole.max_depth(), "{kind:?}");
+        // The heaviest stacks under the root start in the application.
+        let first = app.first_child(0).expect("a stack");
+        let origin = app.label(first).origin;
+        assert!(
+            matches!(origin, Origin::App | Origin::Dependency),
+            "{kind:?}: {}",
+            app.label(first).text
+        );
+        // The rest of the first row too, but one frame over the runtime's own stacks.
+        let row: Vec<u32> = std::iter::successors(app.first_child(0), |&n| app.next_sibling(n)).collect();
+        assert!(row.iter().all(|&n| {
+            let l = app.label(n);
+            matches!(l.origin, Origin::App | Origin::Dependency) || &*l.text == d9lens_core::profile::RUNTIME_ONLY
+        }));
+        let first_whole = whole.first_child(0).expect("a stack");
+        assert!(!matches!(
+            whole.label(first_whole).origin,
+            Origin::App | Origin::Dependency
+        ));
+    }
+    // Bottom-up: the blocking samples' roots are where they were (the kernel's
+    // sleep), legacy_sync_lookup among their callers, with its 36 samples.
+    let up = flamegraph(
+        &r.profiles,
+        SampleKind::Blocking,
+        Order::Heaviest,
+        Shape {
+            inverted: true,
+            ..Shape::APPLICATION
+        },
+    );
+    assert_eq!(up.search("legacy_sync_lookup").weight, 36);
+    let top = up.first_child(0).expect("a leaf");
+    assert!(!matches!(up.label(top).origin, Origin::App), "{}", up.label(top).text);
+}
+
+#[test]
+fn allocation_sites_are_named_by_the_code_that_allocated() {
+    use d9lens_core::profile::calls::allocation_frame;
+    use d9lens_core::profile::origin::{Origin, origin};
+    let r = analyze(&["demo-trace.bin"], &Options::default(), None);
+    let sites = &r.memory.as_ref().expect("the demo samples allocations").top_sites;
+    assert!(!sites.is_empty());
+    for site in sites {
+        // The leaf is the allocator's (dial9's profiler hook, here); the name is not.
+        assert!(
+            site.frames[0].symbol.to_lowercase().contains("alloc"),
+            "{}",
+            site.frames[0].symbol
+        );
+        let by = allocation_frame(&site.frames).expect("a name");
+        assert!(!by.symbol.to_lowercase().contains("alloc"), "{}", by.symbol);
+        assert!(matches!(origin(&by), Origin::App | Origin::Dependency), "{}", by.symbol);
     }
 }

@@ -227,3 +227,98 @@ fn slow_requests_of_blocking_bin_are_the_sleeping_lookup() {
     assert_eq!(s.exemplars.len(), 10);
     assert!(s.exemplars[0].dur_ns > s.threshold_ns);
 }
+
+#[test]
+fn where_tasks_wait_weighs_each_dump_by_the_idle_time_after_it() {
+    use d9lens_core::report::SampleKind;
+    let r = analyze(&["healthy.bin"], &with_requests(), None);
+    let d = &r.requests.files[0];
+    assert_eq!(d.dumps.len(), 1094);
+    assert_eq!(r.summary.task_dumps, 1094);
+    let idle: u64 = d.dumps.iter().map(|x| x.idle_ns).sum();
+    assert!(idle > 0);
+    assert_eq!(r.summary.task_dump_idle_ns, idle);
+    assert_eq!(r.profiles.total(SampleKind::Waits), idle);
+    // A dump's idle time ends at the task's next dump, if not before.
+    for w in d.dumps.windows(2).filter(|w| w[0].task == w[1].task) {
+        assert!(w[0].ts + w[0].idle_ns <= w[1].ts, "{:?}", w);
+    }
+}
+
+#[test]
+fn accept_queue_samples_and_metrique_entries_keep_their_units() {
+    use d9lens_core::requests::events::summarize;
+    use d9lens_core::trace::MetricKind;
+    let r = analyze(&["demo-trace.bin"], &with_requests(), None);
+    let events = summarize(&r.requests);
+    let of = |name: &str| {
+        events
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let field = |e: &str, f: &str| {
+        of(e)
+            .fields
+            .iter()
+            .find(|x| x.name == f)
+            .cloned()
+            .unwrap_or_else(|| panic!("{e}.{f}"))
+    };
+    assert_eq!(of("TcpAcceptQueueEvent").count, 10);
+    let pending = field("TcpAcceptQueueEvent", "pending_connections");
+    assert_eq!(pending.kind, Some(MetricKind::Gauge));
+    assert_eq!(pending.count, 10);
+    assert_eq!(of("metrique:RequestMetrics").count, 25_123);
+    assert_eq!(field("metrique:RequestMetrics", "Latency").unit.as_deref(), Some("ms"));
+    assert_eq!(
+        field("metrique:RequestMetrics", "dial9.span.duration_ns")
+            .unit
+            .as_deref(),
+        Some("ns")
+    );
+    let rss = field("ProcessResourceUsageEvent", "max_rss_bytes");
+    assert_eq!(
+        (rss.unit.as_deref(), rss.kind),
+        (Some("bytes"), Some(MetricKind::Gauge))
+    );
+    // The metrique entries are spans too, with their attributes.
+    let spans = d9lens_core::requests::explore::explore(&r.requests, &Default::default());
+    let metrique: Vec<_> = spans
+        .spans
+        .iter()
+        .filter(|s| ["RecordMetric", "QueryMetric"].contains(&s.name.as_str()))
+        .collect();
+    assert_eq!(metrique.iter().map(|s| s.count).sum::<u64>(), 25_123);
+    for s in metrique {
+        let mut names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["Latency", "MetricName", "Operation", "Success"], "{}", s.name);
+    }
+}
+
+#[test]
+fn the_process_cpu_and_accept_queue_peaks_carry_their_moment() {
+    let r = analyze(&["healthy.bin"], &with_requests(), None);
+    let flags: Vec<&str> = r.red_flags.iter().map(|f| f.check.as_str()).collect();
+    // healthy.bin ran on 2 cores with room to spare; no accept queue was sampled.
+    assert!(!flags.contains(&"process-cpu-saturated"), "{flags:?}");
+    assert!(!flags.contains(&"accept-queue-near-backlog"), "{flags:?}");
+    let d = analyze_file("healthy.bin", &read("healthy.bin"), &Options::default()).partial;
+    let cpu = d.process.cpu.expect("52 usage samples");
+    assert_eq!(cpu.available, Some(2));
+    assert!(cpu.millicores > 0 && cpu.millicores < 2000, "{cpu:?}");
+    assert!(cpu.at.dur_ns > 0);
+    let demo = analyze_file("demo-trace.bin", &read("demo-trace.bin"), &Options::default()).partial;
+    let q = demo.process.accept.expect("10 accept-queue samples");
+    assert!(q.backlog > 0, "{q:?}");
+    // 36 of the demo's tasks were spawned around dial9: a finding names the fix.
+    assert_eq!(demo.process.uninstrumented, 36);
+    let r = analyze(&["demo-trace.bin"], &Options::default(), None);
+    let f = r
+        .red_flags
+        .iter()
+        .find(|f| f.check == "tasks-not-instrumented")
+        .expect("flagged");
+    assert!(f.message.starts_with("36 task(s)"), "{}", f.message);
+}

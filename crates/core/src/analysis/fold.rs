@@ -6,6 +6,7 @@ use super::flag_counts::FlagCounts;
 use super::lifecycle::{ActiveSeries, TaskFold};
 use super::memory::MemoryAcc;
 use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
+use super::process::ProcessPartial;
 use super::setup::SetupPartial;
 use super::stacks::{FrameTable, GroupIndex};
 use crate::hdr::{Histogram, merge_by_name};
@@ -63,6 +64,7 @@ pub(super) struct Acc {
     pub(super) details: Details,
     /// What files left out for d9lens's limits.
     pub(super) limits: Vec<FileError>,
+    pub(super) process: ProcessPartial,
 }
 
 impl Acc {
@@ -139,6 +141,7 @@ impl Acc {
         self.wait_groups
             .merge(&self.frames, &remap, std::mem::take(&mut p.wait_groups));
         self.task_dumps = self.task_dumps.saturating_add(p.task_dumps);
+        self.process.merge(std::mem::take(&mut p.process));
         self.task_dump_idle_ns = self.task_dump_idle_ns.saturating_add(p.task_dump_idle_ns);
         self.limits
             .extend(std::mem::take(&mut p.limits).into_iter().map(|message| FileError {

@@ -10,6 +10,7 @@ mod memory;
 mod merge;
 mod options;
 mod partial;
+pub mod process;
 mod red_flags;
 mod series;
 mod setup;

@@ -2,6 +2,7 @@
 
 use super::flag_counts::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::memory::MemoryPartial;
+use super::process::ProcessPartial;
 use super::setup::SetupPartial;
 use super::spawn_locs::{Loc, SpawnLocs};
 use super::stacks::{FrameId, FrameList, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
@@ -139,6 +140,9 @@ pub struct Partial {
     /// What the file left out for d9lens's limits, in words.
     #[serde(default)]
     pub limits: Vec<String>,
+    /// Its process's busiest CPU and fullest accept queue, and tasks spawned around dial9.
+    #[serde(default)]
+    pub process: ProcessPartial,
 }
 
 /// What `Partial::analyze` builds beside the partial.
@@ -228,8 +232,7 @@ impl Partial {
                     let delays = DelayStats::new(&tl, file, &trace.wakes, &loc);
                     let by_task = polls_by_task(&tl);
                     // Spans' time splits and dumps' idle times read each task's polls.
-                    let task_polls =
-                        (build.detail || !trace.app.dumps.is_empty()).then(|| detail::TaskPolls::new(trace, &tl));
+                    let task_polls = build.detail.then(|| detail::TaskPolls::new(trace, &tl));
                     (SetupPartial::of(trace, &tl), tl, polls, delays, by_task, task_polls)
                 },
                 || trace::build_spans(&trace.span_events, &trace.strings),
@@ -253,9 +256,7 @@ impl Partial {
             let (spans, tl, task_polls) = (&spans, &tl, task_polls.as_ref());
             join(
                 || {
-                    let span_half = task_polls
-                        .filter(|_| build.detail)
-                        .map(|polls| SpanHalf::new(file, trace, spans, polls));
+                    let span_half = task_polls.map(|polls| SpanHalf::new(file, trace, spans, polls));
                     (
                         busy_polls(spans, tl, by_task),
                         span_stats(spans, &trace.strings),
@@ -271,19 +272,14 @@ impl Partial {
                     let cpu_groups = group_chains(on_cpu.map(|s| &s.callchain[..]), &mut symbolizer);
                     symbolize_long_polls(long_polls, tl, trace, &mut symbolizer);
                     let off_cpu = OffCpuStats::new(file, trace, tl, &loc, &mut symbolizer);
-                    let dumps = task_polls.map(|polls| Dumps::new(trace, polls, &mut symbolizer));
+                    let dumps = (!trace.app.dumps.is_empty()).then(|| Dumps::new(trace, tl, &mut symbolizer));
                     let wait_groups = dumps
                         .as_ref()
                         .map(|d| wait_groups(d, symbolizer.table()))
                         .unwrap_or_default();
-                    let stack_half = build.detail.then(|| {
-                        StackHalf::new(
-                            trace,
-                            tl,
-                            dumps.as_ref().expect("built for the detail"),
-                            &mut symbolizer,
-                        )
-                    });
+                    let stack_half = build
+                        .detail
+                        .then(|| StackHalf::new(trace, tl, dumps.as_ref(), &mut symbolizer));
                     drop(symbolizer);
                     drop(symbols);
                     (memory, cpu_groups, off_cpu, wait_groups, stack_half)
@@ -296,6 +292,7 @@ impl Partial {
             .then(|| FileTimeline::build(file, &trace, &tl, &spans, &global_queue, &active_tasks));
         let detail = span_half.zip(stack_half).map(|(s, k)| Box::new(s.join(k)));
         let limits = trace.app.left_out.messages();
+        let process = ProcessPartial::of(file, &trace);
         let mut p = Partial {
             file: file.to_string(),
             runtime_bounds: trace.runtime_bounds,
@@ -352,6 +349,7 @@ impl Partial {
             wait_groups,
             detail,
             limits,
+            process,
             ..Partial::default()
         };
         for (_, q) in global_queue {
@@ -578,10 +576,17 @@ fn span_stats(
 
 /// Dumps' stacks grouped, each weighted by the idle ns after it.
 fn wait_groups(dumps: &Dumps, table: &FrameTable) -> Vec<Group> {
+    let mut idle: Vec<Option<u64>> = vec![None; dumps.stacks.len()];
+    for (d, idle_ns) in &dumps.rows {
+        if let Some(sum) = idle.get_mut(d.chain as usize) {
+            *sum = Some(sum.unwrap_or(0).saturating_add(*idle_ns));
+        }
+    }
     let mut groups = super::stacks::GroupIndex::default();
-    for (_, stack, idle_ns) in &dumps.rows {
+    let chains = dumps.stacks.iter().zip(idle);
+    for (stack, count) in chains.filter_map(|(stack, count)| Some((stack, count?))) {
         let group = Group {
-            count: *idle_ns,
+            count,
             stack: stack.clone(),
             at: None,
             blocked_ns: 0,

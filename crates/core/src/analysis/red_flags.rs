@@ -3,6 +3,7 @@
 
 use super::flag_counts::MANY_SPANS;
 use super::fold::Acc;
+use super::process::{ACCEPT_NEAR_BACKLOG, CPU_SATURATED, ProcessPartial};
 use crate::fmt::{fmt_dur, to_fixed};
 use crate::frames::format_frame;
 use crate::profile::origin::is_kernel_address;
@@ -244,6 +245,62 @@ pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
             "Spans still open when the segment was sealed, or exits lost at rotation; analyze the next segment too.",
         ));
     }
+    out.extend(process_flags(&acc.process));
     out.sort_by_key(|f| f.severity);
+    out
+}
+
+/// The process's CPU and accept queues, and the tasks dial9 cannot see waking.
+fn process_flags(p: &ProcessPartial) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(cpu) = &p.cpu
+        && let Some(available) = cpu.available.filter(|&a| a > 0)
+        && cpu.millicores * CPU_SATURATED.1 >= available * 1000 * CPU_SATURATED.0
+    {
+        let mut f = flag(
+            Severity::Warning,
+            "process-cpu-saturated",
+            format!(
+                "The process used {} of its {available} cores over {} (user + system CPU time)",
+                to_fixed(cpu.millicores as f64 / 1e3, 2),
+                fmt_dur(cpu.at.dur_ns as f64)
+            ),
+            "Every core was busy: polls wait for CPU, not for Tokio. Find the CPU in the on-CPU flamegraph, or give the process more cores.",
+        );
+        f.moment = Some(cpu.at.clone());
+        out.push(f);
+    }
+    if let Some(q) = &p.accept
+        && q.backlog > 0
+        && q.pending * ACCEPT_NEAR_BACKLOG.1 >= q.backlog * ACCEPT_NEAR_BACKLOG.0
+    {
+        let port = q.port.map_or(String::new(), |p| format!(" on port {p}"));
+        let mut f = flag(
+            if q.pending >= q.backlog {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            },
+            "accept-queue-near-backlog",
+            format!(
+                "{} connections waited in the accept queue{port}, backlog {}: clients waited before Tokio saw them",
+                q.pending, q.backlog
+            ),
+            "Accept faster (a dedicated accept task that only hands connections off), raise the listen backlog (and net.core.somaxconn), or add capacity.",
+        );
+        f.moment = Some(q.at.clone());
+        out.push(f);
+    }
+    if p.uninstrumented > 0 {
+        out.push(flag(
+            Severity::Info,
+            "tasks-not-instrumented",
+            format!(
+                "{} task(s) were spawned around dial9: their wakes are not recorded, so their scheduling delays are missing",
+                p.uninstrumented
+            ),
+            "Spawn them through dial9's spawn helper (dial9-tokio-telemetry) instead of a plain tokio::spawn, so their wakes are traced.",
+        ));
+    }
     out
 }

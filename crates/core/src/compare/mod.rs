@@ -134,7 +134,7 @@ fn delta(a: Figure, b: Figure) -> Delta {
 /// Self shares by frame text on both sides (from the differential graph, so
 /// both sides' frames are labelled alike), largest gains then largest losses.
 fn movers(a: &Report, b: &Report, kind: SampleKind) -> Vec<Mover> {
-    let g = diff_flamegraph(&a.profiles, &b.profiles, kind, Order::Name);
+    let g = diff_flamegraph(&a.profiles, &b.profiles, kind, Order::Name, Default::default());
     let (ta, tb) = (g.node(0).baseline as f64, g.total() as f64);
     if ta == 0.0 || tb == 0.0 {
         return Vec::new();

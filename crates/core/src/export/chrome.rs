@@ -291,6 +291,10 @@ fn write_file<W: Write>(
                 CounterKind::KernelWait { .. } => {
                     out.event(&CounterEvent::new(&name, pid, ts, One("µs", v as f64 / 1e3)))?
                 }
+                CounterKind::ProcessCpu { .. } => {
+                    out.event(&CounterEvent::new(&name, pid, ts, One("cores", v as f64 / 1e3)))?
+                }
+                CounterKind::AcceptQueue { .. } => out.event(&CounterEvent::new(&name, pid, ts, One("pending", v)))?,
             }
         }
     }

@@ -10,10 +10,10 @@ use crate::hashing::FastIndexMap;
 use crate::report::{BlockingCall, Frame, Moment};
 use std::sync::Arc;
 
-/// The frame a leaf-first stack is named by: its innermost application
-/// frame, else dependency frame, else the innermost frame with a name, else
-/// `[kernel]` (a stack of kernel addresses only).
-pub fn blocking_frame(leaf_first: &[Frame]) -> Option<Frame> {
+/// The frame a leaf-first stack is named by (a blocking call, an allocation
+/// site): its innermost application frame, else dependency frame, else the
+/// innermost frame with a name, else `[kernel]` (kernel addresses only).
+pub fn naming_frame(leaf_first: &[Frame]) -> Option<Frame> {
     let first = |o: Option<Origin>| {
         leaf_first
             .iter()
@@ -31,6 +31,21 @@ pub fn blocking_frame(leaf_first: &[Frame]) -> Option<Frame> {
     }
 }
 
+/// The frame an allocation site is named by: `naming_frame` of the stack
+/// above its allocation machinery, the leaf-side run of allocator frames
+/// (Rust's `alloc`, the global allocator and a profiler's hook in it,
+/// whoever wrote them) and of the standard library and system between them.
+pub fn allocation_frame(leaf_first: &[Frame]) -> Option<Frame> {
+    let machinery = |f: &Frame| {
+        f.symbol.to_ascii_lowercase().contains("alloc") || !matches!(origin(f), Origin::App | Origin::Dependency)
+    };
+    let callers = leaf_first
+        .iter()
+        .position(|f| !machinery(f))
+        .map_or(leaf_first, |i| &leaf_first[i..]);
+    naming_frame(callers)
+}
+
 /// One group of blocking samples: how many, how long blocked (ns), its
 /// leaf-first frames and where its first sample was.
 pub type BlockedStack<'a> = (u64, u64, &'a [Frame], Option<&'a Moment>);
@@ -41,7 +56,7 @@ pub type BlockedStack<'a> = (u64, u64, &'a [Frame], Option<&'a Moment>);
 pub fn by_call<'a>(groups: impl IntoIterator<Item = BlockedStack<'a>>) -> Vec<BlockingCall> {
     let mut calls: FastIndexMap<String, (BlockingCall, u64)> = FastIndexMap::default();
     for (count, blocked_ns, frames, moment) in groups {
-        let Some(frame) = blocking_frame(frames) else {
+        let Some(frame) = naming_frame(frames) else {
             continue;
         };
         let key = format_frame(&frame.symbol, frame.location.as_deref());

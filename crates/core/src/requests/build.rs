@@ -209,25 +209,30 @@ pub struct StackHalf {
 /// Each task dump with the idle time after it, symbolized (what the
 /// "where tasks wait" flamegraph weighs, and what a detail lists).
 pub struct Dumps {
-    /// (dump, its stack, idle ns), by task then time.
-    pub rows: Vec<(TaskDump, Vec<FrameId>, u64)>,
+    /// (dump, idle ns), by task then time.
+    pub rows: Vec<(TaskDump, u64)>,
+    /// Each distinct call chain's stack (`TaskDump::chain`), symbolized once.
+    pub stacks: Vec<Vec<FrameId>>,
 }
 
 impl Dumps {
-    pub fn new(trace: &ParsedTrace, polls: &TaskPolls, symbolizer: &mut Symbolizer<'_>) -> Dumps {
+    pub fn new(trace: &ParsedTrace, tl: &Timelines, symbolizer: &mut Symbolizer<'_>) -> Dumps {
         let app = &trace.app;
-        let mut order: Vec<&TaskDump> = app.dumps.iter().collect();
+        // A dump's idle time ends at its task's next poll.
+        let mut starts: FastMap<u64, Vec<u64>> = FastMap::default();
+        for p in tl.workers.values().flat_map(|w| &w.polls).filter(|p| p.task_id != 0) {
+            starts.entry(p.task_id).or_default().push(p.start);
+        }
+        starts.values_mut().for_each(|v| v.sort_unstable());
+        let mut order: Vec<TaskDump> = app.dumps.clone();
         order.sort_by_key(|d| (d.task, d.ts));
         let end_of_trace = trace.bounds.map_or(0, |b| b.1);
-        let mut stacks: FastMap<u32, Vec<FrameId>> = FastMap::default();
         let rows = order
             .iter()
             .enumerate()
             .map(|(k, d)| {
-                let task_polls = polls.of(d.task);
-                let next_poll = task_polls
-                    .get(task_polls.partition_point(|p| p.start < d.ts))
-                    .map(|p| p.start);
+                let starts = starts.get(&d.task).map_or(&[][..], Vec::as_slice);
+                let next_poll = starts.get(starts.partition_point(|&s| s < d.ts)).copied();
                 let next_dump = order.get(k + 1).filter(|n| n.task == d.task).map(|n| n.ts);
                 let end = trace.task_terminate_times.get(&d.task).copied().filter(|&t| t >= d.ts);
                 let until = [next_poll, next_dump, end]
@@ -235,19 +240,25 @@ impl Dumps {
                     .flatten()
                     .min()
                     .unwrap_or(end_of_trace);
-                let stack = stacks
-                    .entry(d.chain)
-                    .or_insert_with(|| symbolizer.stack(app.dump_chains.get(d.chain as usize).map_or(&[], |c| c)))
-                    .clone();
-                (**d, stack, until.saturating_sub(d.ts))
+                (*d, until.saturating_sub(d.ts))
             })
             .collect();
-        Dumps { rows }
+        let stacks = app.dump_chains.iter().map(|c| symbolizer.stack(c)).collect();
+        Dumps { rows, stacks }
+    }
+
+    pub fn stack(&self, d: &TaskDump) -> &[FrameId] {
+        self.stacks.get(d.chain as usize).map_or(&[], Vec::as_slice)
     }
 }
 
 impl StackHalf {
-    pub fn new(trace: &ParsedTrace, tl: &Timelines, dumps: &Dumps, symbolizer: &mut Symbolizer<'_>) -> StackHalf {
+    pub fn new(
+        trace: &ParsedTrace,
+        tl: &Timelines,
+        dumps: Option<&Dumps>,
+        symbolizer: &mut Symbolizer<'_>,
+    ) -> StackHalf {
         let mut half = StackHalf::default();
         let mut by_chain: FastMap<&[u64], u32> = FastMap::default();
         let off_ns = workers::off_cpu_ns(tl, &trace.samples);
@@ -281,7 +292,8 @@ impl StackHalf {
         }
         half.samples.sort_by_key(|s| (s.task, s.ts));
         let mut by_stack: FastMap<&[FrameId], u32> = FastMap::default();
-        for (d, stack, idle_ns) in &dumps.rows {
+        for (dumps, (d, idle_ns)) in dumps.iter().flat_map(|ds| ds.rows.iter().map(move |r| (ds, r))) {
+            let stack = dumps.stack(d);
             let k = *by_stack.entry(stack).or_insert_with(|| half.stacks.push(stack));
             half.dumps.push(DumpRow {
                 ts: d.ts,

@@ -107,9 +107,10 @@ pub struct Series {
 pub const SERIES_POINTS: usize = 2000;
 
 /// The series of every numeric field of one event type, over the run's
-/// wall clock (`origin_ns`: Unix ns of the run's start; a file without a
-/// clock anchor is placed from its own start).
-pub fn series(details: &Details, event: &str, origin_ns: i64) -> Vec<Series> {
+/// wall clock (from its files' earliest start; a file without a clock
+/// anchor is placed from its own start).
+pub fn series(details: &Details, event: &str) -> Vec<Series> {
+    let origin_ns = details.files.iter().filter_map(|d| d.wall_start).min().unwrap_or(0);
     let mut out: IndexMap<String, Series> = IndexMap::new();
     for d in &details.files {
         let Some(kind) = d.event_types.iter().position(|t| d.text(t.name) == event) else {

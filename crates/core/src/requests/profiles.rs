@@ -24,20 +24,26 @@ impl ProfileBuilder {
     /// Adds what `pick` says of each file's samples and dumps: the sample
     /// indices and the (dump, weight) pairs to count.
     pub fn add_file(&mut self, d: &FileDetail, samples: &[usize], dumps: &[(usize, u64)]) {
-        let remap = self.frames.absorb(d.frames.clone());
+        // Weighed by the file's own stack first: each distinct one is remapped once.
+        let mut by_stack: FastMap<(Option<Caught>, u32), u64> = FastMap::default();
         for &i in samples {
             let s = &d.samples[i];
-            let stack = remap.stack(d.stacks.get(s.stack));
-            let map = match s.kind {
-                Caught::OnCpu => &mut self.on_cpu,
-                Caught::Blocking => &mut self.blocking,
-                Caught::Idle => &mut self.idle,
-            };
-            *map.entry(stack).or_default() += 1;
+            *by_stack.entry((Some(s.kind), s.stack)).or_default() += 1;
         }
         for &(i, weight) in dumps {
-            let stack = remap.stack(d.stacks.get(d.dumps[i].stack));
-            *self.waits.entry(stack).or_default() += weight;
+            let e = by_stack.entry((None, d.dumps[i].stack)).or_default();
+            *e = e.saturating_add(weight);
+        }
+        let remap = self.frames.absorb(d.frames.clone());
+        for ((kind, stack), weight) in by_stack {
+            let map = match kind {
+                Some(Caught::OnCpu) => &mut self.on_cpu,
+                Some(Caught::Blocking) => &mut self.blocking,
+                Some(Caught::Idle) => &mut self.idle,
+                None => &mut self.waits,
+            };
+            let e = map.entry(remap.stack(d.stacks.get(stack))).or_default();
+            *e = e.saturating_add(weight);
         }
     }
 

@@ -208,21 +208,19 @@ fn slow_text(s: &SlowVsTypical) -> String {
         s.typical,
         d(s.typical_mean_ns)
     );
-    if let Some(c) = s.children.first().filter(|c| c.extra_ns() > 0) {
-        let _ = writeln!(
-            out,
-            "  child span with the extra time: {} (+{} per slow instance)",
-            c.name,
-            d(c.extra_ns() as u64)
-        );
-    }
-    if let Some(p) = s.parts.first().filter(|p| p.extra_ns() > 0) {
-        let _ = writeln!(
-            out,
-            "  part of the time with the extra: {} (+{} per slow instance)",
-            p.name,
-            d(p.extra_ns() as u64)
-        );
+    let held = [
+        ("child span with the extra time", &s.children),
+        ("part of the time with the extra", &s.parts),
+    ];
+    for (what, list) in held {
+        if let Some(e) = list.first().filter(|e| e.extra_ns() > 0) {
+            let _ = writeln!(
+                out,
+                "  {what}: {} (+{} per slow instance)",
+                e.name,
+                d(e.extra_ns() as u64)
+            );
+        }
     }
     if let Some(b) = s.blocking.first() {
         let _ = writeln!(

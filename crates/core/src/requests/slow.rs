@@ -9,7 +9,7 @@ use super::explore::{EXEMPLARS, Instance, children_of, keep_slowest};
 use super::kept::Details;
 use super::profiles::profiles_of;
 use super::query::{Hit, Query};
-use super::split::Part;
+use super::split::Split;
 use crate::hashing::FastMap;
 use crate::hdr::Tally;
 use crate::profile::calls;
@@ -269,32 +269,47 @@ struct Side {
 impl Side {
     fn of(details: &Details, hits: &[Hit]) -> Side {
         let mut side = Side::default();
-        let mut children: FastMap<u32, FastMap<u32, Vec<u32>>> = FastMap::default();
+        // Counted by each file's own text ids first, then named once per distinct id.
+        let mut fields: FastMap<(u32, u32, u32), u64> = FastMap::default();
+        let mut children: FastMap<(u32, u32), u64> = FastMap::default();
+        let mut parts = [0u64; 4];
+        let mut unattributed = None::<u64>;
+        let mut kids_of: FastMap<u32, FastMap<u32, Vec<u32>>> = FastMap::default();
         for h in hits {
             let d = &details.files[h.file as usize];
             let s = &d.spans[h.span as usize];
             side.total = side.total.saturating_add(s.dur);
             for &(k, v) in d.fields_of(s) {
-                *side
-                    .fields
-                    .entry((d.text(k).to_string(), d.text(v).to_string()))
-                    .or_default() += 1;
+                *fields.entry((h.file, k, v)).or_default() += 1;
             }
-            let kids = children.entry(h.file).or_insert_with(|| children_of(d));
+            let kids = kids_of.entry(h.file).or_insert_with(|| children_of(d));
             for &c in kids.get(&h.span).map_or(&[][..], Vec::as_slice) {
                 let c = &d.spans[c as usize];
-                let e = side.children.entry(d.text(c.name).to_string()).or_default();
+                let e = children.entry((h.file, c.name)).or_default();
                 *e = e.saturating_add(c.dur);
             }
-            let parts: [(Part, u64); 4] = s.split.unwrap_or_default().parts();
-            for (part, ns) in parts {
-                let e = side.parts.entry(part.label().to_string()).or_default();
-                *e = e.saturating_add(ns);
+            match s.split {
+                Some(split) => {
+                    for (sum, (_, ns)) in parts.iter_mut().zip(split.parts()) {
+                        *sum = sum.saturating_add(ns);
+                    }
+                }
+                None => unattributed = Some(unattributed.unwrap_or(0).saturating_add(s.dur)),
             }
-            if s.split.is_none() {
-                let e = side.parts.entry("unattributed".to_string()).or_default();
-                *e = e.saturating_add(s.dur);
-            }
+        }
+        let text = |file: u32, id: u32| details.files[file as usize].text(id).to_string();
+        for ((file, k, v), n) in fields {
+            *side.fields.entry((text(file, k), text(file, v))).or_default() += n;
+        }
+        for ((file, name), ns) in children {
+            let e = side.children.entry(text(file, name)).or_default();
+            *e = e.saturating_add(ns);
+        }
+        for (sum, (part, _)) in parts.into_iter().zip(Split::default().parts()) {
+            side.parts.insert(part.label().to_string(), sum);
+        }
+        if let Some(ns) = unattributed {
+            side.parts.insert("unattributed".to_string(), ns);
         }
         let mut distinct: BTreeMap<&str, u64> = BTreeMap::new();
         for (k, _) in side.fields.keys() {

@@ -206,6 +206,14 @@ pub fn encode(t: &FileTimeline) -> Vec<u8> {
                 w.u64(worker);
             }
             CounterKind::Allocated => w.u8(3),
+            CounterKind::ProcessCpu { available } => {
+                w.u8(4);
+                w.u64(available);
+            }
+            CounterKind::AcceptQueue { backlog } => {
+                w.u8(5);
+                w.u64(backlog);
+            }
         }
         let (time, value) = c.columns();
         w.blocked(time);
@@ -262,6 +270,8 @@ pub fn decode(bytes: &[u8]) -> Result<FileTimeline, CodecError> {
             1 => CounterKind::ActiveTasks,
             2 => CounterKind::KernelWait { worker: r.u64()? },
             3 => CounterKind::Allocated,
+            4 => CounterKind::ProcessCpu { available: r.u64()? },
+            5 => CounterKind::AcceptQueue { backlog: r.u64()? },
             k => return Err(CodecError(format!("unknown counter kind {k}"))),
         };
         let (time, value) = (r.blocked()?, r.narrow()?);

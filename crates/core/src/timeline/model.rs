@@ -3,9 +3,11 @@
 //! bytes (`codec.rs`), never as per-event JSON.
 
 use super::column::{Blocked, Indices, Narrow, Slices};
+use crate::analysis::process;
 use crate::analysis::workers::Timelines;
 use crate::hashing::FastMap;
 use crate::trace::{ParsedTrace, SOURCE_OFF_CPU, Spans, StrId, named_runtimes};
+use std::collections::BTreeMap;
 
 /// Span rows below this depth; deeper spans share the last row.
 pub const MAX_SPAN_DEPTH: u8 = 16;
@@ -171,6 +173,15 @@ pub enum CounterKind {
     },
     /// Sampled allocations: each one's size, at its time.
     Allocated,
+    /// The process's CPU use over the interval from each point, in
+    /// thousandths of a core, against the cores it had (0: not recorded).
+    ProcessCpu {
+        available: u64,
+    },
+    /// Connections waiting in a listening socket's accept queue, against its backlog.
+    AcceptQueue {
+        backlog: u64,
+    },
 }
 
 impl CounterKind {
@@ -180,6 +191,19 @@ impl CounterKind {
             CounterKind::ActiveTasks => "active tasks".into(),
             CounterKind::KernelWait { worker } => format!("kernel wait · worker {worker}"),
             CounterKind::Allocated => "allocated bytes".into(),
+            CounterKind::ProcessCpu { available: 0 } => "process CPU".into(),
+            CounterKind::ProcessCpu { available } => format!("process CPU · {available} cores"),
+            CounterKind::AcceptQueue { backlog } => format!("accept queue · backlog {backlog}"),
+        }
+    }
+
+    /// The value a row's full height stands for, when the kind has one: all
+    /// the cores, the whole backlog (so a full row is a saturated one).
+    pub fn full_scale(self) -> Option<u64> {
+        match self {
+            CounterKind::ProcessCpu { available } => available.checked_mul(1000).filter(|&v| v > 0),
+            CounterKind::AcceptQueue { backlog } => (backlog > 0).then_some(backlog),
+            _ => None,
         }
     }
 }
@@ -399,6 +423,16 @@ impl FileTimeline {
         let mut allocated: Vec<(u64, u64)> = trace.allocs.iter().map(|a| (a.ts, a.size)).collect();
         allocated.sort_by_key(|p| p.0);
         counters.push(Counter::new(CounterKind::Allocated, allocated));
+        let available = process::available_parallelism(trace).unwrap_or(0);
+        let cpu = process::cpu_usage(trace).into_iter().map(|(t, _, m)| (t, m));
+        counters.push(Counter::new(CounterKind::ProcessCpu { available }, cpu));
+        let mut queues: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
+        for q in process::accept_samples(trace) {
+            queues.entry(q.backlog).or_default().push((q.ts, q.pending));
+        }
+        for (backlog, points) in queues {
+            counters.push(Counter::new(CounterKind::AcceptQueue { backlog }, points));
+        }
         counters.retain(|c| !c.is_empty());
         let spans: Vec<(u64, u64, u32)> = spans
             .spans

@@ -277,6 +277,8 @@ impl CounterOrder {
             CounterKind::ActiveTasks => (1, 0),
             CounterKind::KernelWait { worker } => (2, worker),
             CounterKind::Allocated => (3, 0),
+            CounterKind::ProcessCpu { available } => (4, available),
+            CounterKind::AcceptQueue { backlog } => (5, backlog),
         }
     }
 }

@@ -6,6 +6,7 @@ use super::app::{
 };
 use super::fields::{Field, Fields, Slots, as_u64};
 use super::model::*;
+use super::texts::Texts;
 use crate::container::TRACE_MAGIC;
 use crate::frames::Frame;
 use crate::hashing::FastMap;
@@ -424,6 +425,10 @@ pub(super) struct Builder {
     dump_chains: FastMap<Box<[u64]>, u32>,
     /// A span's fields while they are read (kept to reuse its allocation).
     scratch: Vec<(StrId, StrId)>,
+    /// Each open span's last field set: a span is entered and exited once
+    /// per poll with the same fields, which then need no interning.
+    span_sets: FastMap<u64, FieldSetId>,
+    texts: Texts,
     /// Bytes held beside the lists' own records (`held_bytes`): sample call
     /// chains, symbol and metadata text.
     extra_bytes: usize,
@@ -499,11 +504,18 @@ impl Builder {
             single_stream,
         };
         self.plans.by_id.clear();
+        self.texts.new_stream();
     }
 
     fn spawn_loc(&mut self, f: &Fields<'_, '_, '_>) -> Option<StrId> {
-        let loc = f.str(Field::SpawnLoc).filter(|s| !s.is_empty())?;
-        Some(self.trace.strings.intern(&loc))
+        self.text(f, Field::SpawnLoc)
+    }
+
+    /// A string field, interned, unless absent or empty.
+    fn text(&mut self, f: &Fields<'_, '_, '_>, field: Field) -> Option<StrId> {
+        let strings = &mut self.trace.strings;
+        let id = self.texts.string(f, f.get(field)?, strings)?;
+        (!strings.get(id).is_empty()).then_some(id)
     }
 
     fn worker_event(&mut self, worker: u64, ts: u64, kind: WorkerEventKind) {
@@ -678,30 +690,34 @@ impl Builder {
                 t.dropped_frees += f.u64_or0(Field::DroppedFrees);
             }
             Kind::SpanEnter => {
-                let name = match f.str(Field::SpanName).filter(|n| !n.is_empty()) {
-                    Some(n) => t.strings.intern(&n),
-                    None => *self.unknown_name.get_or_insert_with(|| t.strings.intern("unknown")),
+                let name = match self.text(&f, Field::SpanName) {
+                    Some(n) => n,
+                    None => *self
+                        .unknown_name
+                        .get_or_insert_with(|| self.trace.strings.intern("unknown")),
                 };
+                let span_id = f.u64_or0(Field::SpanId);
                 let event = SpanEvent::Enter {
-                    span_id: f.u64_or0(Field::SpanId),
+                    span_id,
                     name,
                     task_id: f.u64(Field::TokioTaskId).and_then(NonZeroU64::new),
                     parent: f.u64(Field::ParentSpanId).and_then(NonZeroU64::new),
-                    fields: self.span_fields(&f).unwrap_or(FieldSetId::EMPTY),
+                    fields: self.span_fields(&f, span_id).unwrap_or(FieldSetId::EMPTY),
                 };
                 push_event(&mut self.trace.span_events, TimedSpanEvent { ts, event });
             }
             Kind::SpanExit => {
+                let span_id = f.u64_or0(Field::SpanId);
                 let event = SpanEvent::Exit {
-                    span_id: f.u64_or0(Field::SpanId),
-                    fields: self.span_fields(&f),
+                    span_id,
+                    fields: self.span_fields(&f, span_id),
                 };
                 push_event(&mut self.trace.span_events, TimedSpanEvent { ts, event });
             }
             Kind::SpanClose => {
-                let event = SpanEvent::Close {
-                    span_id: f.u64_or0(Field::SpanId),
-                };
+                let span_id = f.u64_or0(Field::SpanId);
+                self.span_sets.remove(&span_id);
+                let event = SpanEvent::Close { span_id };
                 push_event(&mut t.span_events, TimedSpanEvent { ts, event });
             }
             Kind::TaskDump => self.task_dump(&f, ts),
@@ -715,7 +731,7 @@ impl Builder {
     /// The fields of a span enter or exit but its bookkeeping ones, as an
     /// interned set (those dial9's viewer keeps: `buildSpanData`); `None`
     /// when its schema has no other field.
-    fn span_fields(&mut self, f: &Fields<'_, '_, '_>) -> Option<FieldSetId> {
+    fn span_fields(&mut self, f: &Fields<'_, '_, '_>, span_id: u64) -> Option<FieldSetId> {
         const BOOKKEEPING: [&str; 7] = [
             "worker_id",
             "dial9.tokio.task_id",
@@ -737,15 +753,22 @@ impl Builder {
         if kept.is_empty() {
             return None;
         }
+        if let Some(&last) = self.span_sets.get(&span_id)
+            && same_fields(&self.texts, f, kept, app.field_sets.get(last), strings)
+        {
+            return Some(last);
+        }
         self.scratch.clear();
         for &(i, key) in kept.iter() {
             if let Some(v) = f.at(i)
-                && let Some(text) = value_text(f, v, strings)
+                && let Some(text) = self.texts.shown(f, v, strings)
             {
                 self.scratch.push((key, text));
             }
         }
-        Some(app.field_sets.intern(&self.scratch))
+        let set = app.field_sets.intern(&self.scratch);
+        self.span_sets.insert(span_id, set);
+        Some(set)
     }
 
     fn task_dump(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
@@ -804,7 +827,7 @@ impl Builder {
                 Some(FieldValueRef::I64(v)) => Value::I64(*v),
                 Some(FieldValueRef::F64(v)) => Value::F64(*v),
                 Some(FieldValueRef::Bool(b)) => Value::Bool(*b),
-                Some(v) => f.text(v).map_or(Value::Absent, |s| Value::Text(strings.intern(&s))),
+                Some(v) => self.texts.string(f, v, strings).map_or(Value::Absent, Value::Text),
                 None => Value::Absent,
             };
             push_event(&mut app.values, v);
@@ -828,7 +851,7 @@ impl Builder {
         self.scratch.clear();
         for &(i, key) in &projection.attributes {
             if let Some(v) = f.at(i)
-                && let Some(text) = value_text(f, v, strings)
+                && let Some(text) = self.texts.shown(f, v, strings)
             {
                 self.scratch.push((key, text));
             }
@@ -956,16 +979,28 @@ fn attribute_samples(samples: &mut [CpuSample], tid_to_worker: &FastMap<u64, u64
     }
 }
 
-/// A span field's value as text, as dial9's viewer shows it (`String(v)`).
-fn value_text(f: &Fields<'_, '_, '_>, v: &FieldValueRef<'_>, strings: &mut Strings) -> Option<StrId> {
-    let text: std::borrow::Cow<str> = match v {
-        FieldValueRef::Varint(n) => n.to_string().into(),
-        FieldValueRef::I64(n) => n.to_string().into(),
-        FieldValueRef::F64(x) => crate::fmt::js_number(*x).into(),
-        FieldValueRef::Bool(b) => (if *b { "true" } else { "false" }).into(),
-        v => f.text(v)?,
-    };
-    Some(strings.intern(&text))
+/// Whether the `kept` fields of `f` are those of `set`, compared without
+/// interning.
+fn same_fields(
+    texts: &Texts,
+    f: &Fields<'_, '_, '_>,
+    kept: &[(usize, StrId)],
+    set: &[(StrId, StrId)],
+    strings: &Strings,
+) -> bool {
+    let mut set = set.iter();
+    for &(i, key) in kept {
+        let Some(v) = f.at(i) else { continue };
+        let same = match set.next() {
+            Some(&(k, id)) if k == key => texts.shows_as(f, v, id, strings),
+            next => next.map(|_| false),
+        };
+        // (A value with no text, a list say, is not in the set: read anew.)
+        if same != Some(true) {
+            return false;
+        }
+    }
+    set.next().is_none()
 }
 
 /// The type of a custom event, found among those of the file or added

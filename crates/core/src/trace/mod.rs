@@ -11,6 +11,7 @@ mod model;
 mod spans;
 mod split;
 mod symbols;
+mod texts;
 mod time_order;
 
 pub use app::*;

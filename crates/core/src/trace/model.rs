@@ -2,7 +2,7 @@
 
 use super::SymbolTable;
 use super::app::{AppEvents, FieldSetId};
-use crate::hashing::{FastIndexMap, FastMap};
+use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
 use std::num::{NonZeroU32, NonZeroU64};
@@ -33,26 +33,25 @@ pub(crate) fn cut(s: &str) -> std::borrow::Cow<'_, str> {
 /// string of a hostile file cannot be most of its memory.
 pub const MAX_STRING_BYTES: usize = 4096;
 
-/// The distinct strings of one trace, each stored once.
+/// The distinct strings of one trace, each stored once (its index is its id).
 #[derive(Debug, Clone, Default)]
 pub struct Strings {
-    list: Vec<Box<str>>,
-    ids: FastMap<Box<str>, StrId>,
-    /// Bytes of text held (each string is kept twice: in order, and as a key).
+    set: FastIndexSet<Box<str>>,
+    /// Bytes of text held.
     bytes: usize,
 }
 
 impl Strings {
     pub fn intern(&mut self, s: &str) -> StrId {
         let s = cut(s);
-        if let Some(&id) = self.ids.get(s.as_ref()) {
-            return id;
-        }
-        let id = StrId(NonZeroU32::MIN.saturating_add(self.list.len() as u32));
-        self.bytes += 2 * s.len();
-        self.list.push(s.as_ref().into());
-        self.ids.insert(s.into(), id);
-        id
+        let index = match self.set.get_index_of(s.as_ref()) {
+            Some(i) => i,
+            None => {
+                self.bytes += s.len();
+                self.set.insert_full(s.into()).0
+            }
+        };
+        StrId(NonZeroU32::MIN.saturating_add(index as u32))
     }
 
     /// Bytes of text held.
@@ -61,16 +60,16 @@ impl Strings {
     }
 
     pub fn get(&self, id: StrId) -> &str {
-        &self.list[Self::index(id)]
+        &self.set[Self::index(id)]
     }
 
     /// How many distinct strings (ids are `0..len`, in first-intern order).
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.set.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.set.is_empty()
     }
 
     fn index(id: StrId) -> usize {
@@ -80,7 +79,7 @@ impl Strings {
     /// Interns every string of `later` (in its order, so ids come out as if
     /// one table had seen both) and says what each of its ids became.
     pub(super) fn absorb(&mut self, later: &Strings) -> StrRemap {
-        StrRemap(later.list.iter().map(|s| self.intern(s)).collect())
+        StrRemap(later.set.iter().map(|s| self.intern(s)).collect())
     }
 }
 
@@ -348,7 +347,7 @@ mod tests {
         assert!(kept.trim_end_matches('…').chars().all(|c| c == 'é'));
         // The same long string again is the same entry; memory counts what is kept.
         assert_eq!(strings.intern(&long), id);
-        assert_eq!(strings.bytes(), 2 * kept.len());
+        assert_eq!(strings.bytes(), kept.len());
         let short = strings.intern("main.rs:1:1");
         assert_eq!(strings.get(short), "main.rs:1:1");
     }

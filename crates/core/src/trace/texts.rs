@@ -1,0 +1,93 @@
+//! Field values as interned text, with each sub-stream's pooled strings
+//! remembered: span fields and event values name the same pooled strings
+//! hundreds of thousands of times, and a pool id is cheaper to look up than
+//! its text.
+
+use super::fields::Fields;
+use super::model::{StrId, Strings, cut};
+use crate::hashing::FastMap;
+use dial9_trace_format::types::{FieldValueRef, InternedString};
+use std::borrow::Cow;
+
+#[derive(Default)]
+pub(super) struct Texts {
+    /// The pool ids of the current sub-stream already interned. dial9's
+    /// writer defines an id once per stream; a crafted file that redefines
+    /// one keeps its first text here, text it wrote either way.
+    pooled: FastMap<InternedString, StrId>,
+}
+
+impl Texts {
+    /// A new sub-stream: its pool starts empty.
+    pub(super) fn new_stream(&mut self) {
+        self.pooled.clear();
+    }
+
+    /// A string value, interned (`None` for other kinds).
+    pub(super) fn string(
+        &mut self,
+        f: &Fields<'_, '_, '_>,
+        v: &FieldValueRef<'_>,
+        strings: &mut Strings,
+    ) -> Option<StrId> {
+        match v {
+            FieldValueRef::PooledString(id) => {
+                if let Some(&s) = self.pooled.get(id) {
+                    return Some(s);
+                }
+                // An id not (yet) in the pool is shown as such, never remembered.
+                let Some(text) = f.ev.string_pool.get(*id) else {
+                    return Some(strings.intern(&f.text(v)?));
+                };
+                let s = strings.intern(text);
+                self.pooled.insert(*id, s);
+                Some(s)
+            }
+            v => Some(strings.intern(&f.text(v)?)),
+        }
+    }
+
+    /// A field's value as text, as dial9's viewer shows it (`String(v)`), interned.
+    pub(super) fn shown(
+        &mut self,
+        f: &Fields<'_, '_, '_>,
+        v: &FieldValueRef<'_>,
+        strings: &mut Strings,
+    ) -> Option<StrId> {
+        match number_text(v) {
+            Some(text) => Some(strings.intern(&text)),
+            None => self.string(f, v, strings),
+        }
+    }
+
+    /// Whether `v` shows as the text `id` holds, without interning it.
+    pub(super) fn shows_as(
+        &self,
+        f: &Fields<'_, '_, '_>,
+        v: &FieldValueRef<'_>,
+        id: StrId,
+        strings: &Strings,
+    ) -> Option<bool> {
+        if let FieldValueRef::PooledString(p) = v
+            && let Some(&s) = self.pooled.get(p)
+        {
+            return Some(s == id);
+        }
+        let text = match number_text(v) {
+            Some(text) => text,
+            None => f.text(v)?,
+        };
+        Some(strings.get(id) == cut(&text))
+    }
+}
+
+/// A number or boolean as JavaScript's `String(v)` writes it.
+fn number_text(v: &FieldValueRef<'_>) -> Option<Cow<'static, str>> {
+    Some(match v {
+        FieldValueRef::Varint(n) => n.to_string().into(),
+        FieldValueRef::I64(n) => n.to_string().into(),
+        FieldValueRef::F64(x) => crate::fmt::js_number(*x).into(),
+        FieldValueRef::Bool(b) => (if *b { "true" } else { "false" }).into(),
+        _ => return None,
+    })
+}
