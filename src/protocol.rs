@@ -73,6 +73,8 @@ pub enum ToWorker {
     Decode {
         id: u32,
         name: String,
+        /// The run's options, as its `Analyze` has them.
+        options: Options,
         /// Transferred beside the header.
         #[serde(skip)]
         from: Option<web_sys::MessagePort>,

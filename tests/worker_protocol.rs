@@ -434,18 +434,27 @@ async fn sleep(ms: i32) {
 
 /// One file through both halves, as two workers take it: the decoding
 /// handler listens on one end of a real `MessageChannel`, the unpacking
-/// handler streams into the other. What each posts to the page.
-async fn on_two_workers(id: u32, name: &str, bytes: &[u8]) -> (Vec<FromWorker>, Vec<FromWorker>) {
+/// handler streams into the other, both with the run's `options`. What each
+/// posts to the page.
+async fn on_two_workers(id: u32, name: &str, bytes: &[u8], options: &Options) -> (Vec<FromWorker>, Vec<FromWorker>) {
     let channel = web_sys::MessageChannel::new().unwrap();
     let decoded = Rc::new(RefCell::new(Vec::new()));
     let sink = decoded.clone();
     let decode = ToWorker::Decode {
         id,
         name: name.into(),
+        options: options.clone(),
         from: Some(channel.port2()),
     };
     worker::handle_js(&protocol::encode(decode, None).0, move |m| sink.borrow_mut().push(m));
-    let mut unpack = analyze_request(id, name, bytes);
+    let mut unpack = ToWorker::Analyze {
+        id,
+        name: name.into(),
+        options: options.clone(),
+        bytes: bytes.to_vec(),
+        relay: None,
+        inspect: None,
+    };
     unpack.set_relay(channel.port1());
     let unpacked = run_handler(&protocol::encode_to_worker(unpack).0);
     for _ in 0..250 {
@@ -470,7 +479,13 @@ async fn a_file_on_two_workers_gives_the_outcome_of_one() {
         ("gzip cut short", cut),
         ("raw trace", SMALL_TRACE),
     ] {
-        let (unpacked, decoded) = on_two_workers(21, "seg.bin.gz", bytes).await;
+        // The page's options: the decoding half reads them too (the request detail).
+        let options = Options {
+            timeline: true,
+            requests: true,
+            ..Options::default()
+        };
+        let (unpacked, decoded) = on_two_workers(21, "seg.bin.gz", bytes, &options).await;
         // The unpacking worker says what it does, then that it is free; never Done.
         let phase = if bytes.starts_with(&[0x1f, 0x8b]) {
             Phase::Inflating
@@ -488,10 +503,11 @@ async fn a_file_on_two_workers_gives_the_outcome_of_one() {
         assert!(!unpacked.iter().any(|m| matches!(m, FromWorker::Done { .. })), "{what}");
         let (outcome, analysis_ms) = last_done(21, &decoded);
         assert!(analysis_ms >= 0.0, "{what}: {analysis_ms}");
-        let one = analyze_file("seg.bin.gz", bytes, &Options::default());
+        let one = analyze_file("seg.bin.gz", bytes, &options);
         assert_eq!(json(outcome), json(&one), "{what}");
+        assert!(outcome.error.is_some() || outcome.partial.detail.is_some(), "{what}");
     }
-    let (_, decoded) = on_two_workers(22, "cut.bin.gz", cut).await;
+    let (_, decoded) = on_two_workers(22, "cut.bin.gz", cut, &Options::default()).await;
     let (outcome, _) = last_done(22, &decoded);
     let error = outcome.error.as_ref().expect("a gzip cut short is an error");
     assert!(error.message.contains("gzip") && error.offset.is_some(), "{error:?}");

@@ -203,6 +203,7 @@ impl AppState {
         let size = worker_pool::default_size();
         let options = Options {
             timeline: true,
+            requests: true,
             ..Options::default()
         };
         match Pool::new(&crate::page::assets::worker_script(), size, options, move |event| {

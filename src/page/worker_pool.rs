@@ -428,6 +428,8 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
                 listener(PoolEvent::Failed { id, message });
                 dispatch(&inner);
             };
+            // The decoding half of a file split between two workers reads the same options.
+            let decode_options = options.clone();
             let (mut msg, bytes) = match message(&job, options).await {
                 Ok(msg) => msg,
                 Err(message) => return fail(message),
@@ -447,6 +449,7 @@ fn dispatch(inner: &Rc<RefCell<Inner>>) {
                     let decode = protocol::ToWorker::Decode {
                         id,
                         name: job.name.clone(),
+                        options: decode_options,
                         from: Some(channel.port2()),
                     };
                     post(&decoder, decode, None)?;

@@ -75,8 +75,13 @@ pub fn handle(msg: ToWorker, post: impl FnMut(FromWorker) + 'static) {
                 Err(message) => post(FromWorker::Failed { id, message }),
             }
         }),
-        ToWorker::Decode { id, name, from } => match from {
-            Some(port) => decode_from(id, &name, &port, post),
+        ToWorker::Decode {
+            id,
+            name,
+            options,
+            from,
+        } => match from {
+            Some(port) => decode_from(id, &name, &options, &port, post),
             None => post(FromWorker::Failed {
                 id,
                 message: "a decode request came without its channel".into(),
@@ -173,14 +178,15 @@ fn send(port: &web_sys::MessagePort, msg: &Relay) {
 
 /// The decoding half: takes the raw trace of file `id` from `port` as it
 /// comes, and analyzes it once unpacking has ended.
-fn decode_from(id: u32, name: &str, port: &web_sys::MessagePort, post: impl FnMut(FromWorker) + 'static) {
+fn decode_from(
+    id: u32,
+    name: &str,
+    options: &Options,
+    port: &web_sys::MessagePort,
+    post: impl FnMut(FromWorker) + 'static,
+) {
     let mut post = post;
-    // The page asks every file for its timeline.
-    let opts = Options {
-        timeline: true,
-        ..Options::default()
-    };
-    let mut trace = Some(TraceAnalysis::new(name, 0).options(&opts));
+    let mut trace = Some(TraceAnalysis::new(name, 0).options(options));
     let channel = port.clone();
     let on_relay = OnMessage::new(move |ev: web_sys::MessageEvent| {
         let Some(analysis) = trace.as_mut() else { return };

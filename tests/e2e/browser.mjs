@@ -17,6 +17,12 @@ export const fixtures = path.join(root, 'tests/fixtures');
 export const out = path.join(here, 'out');
 export const REPORT_TIMEOUT = 90_000;
 
+/** A viewport screenshot with `el` just under the page's sticky header. */
+export async function shot(page, el, file) {
+  await el.evaluate((e) => window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 72));
+  await page.screenshot({ path: path.join(out, file) });
+}
+
 /**
  * Serves dist/ and starts Chromium with a fresh profile. Resolves to
  * { context, baseUrl, origin, close() }.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPORT_TIMEOUT, assertClean, fixtures, openPage as open, out, root, startBrowser } from './browser.mjs';
+import { REPORT_TIMEOUT, assertClean, fixtures, openPage as open, out, root, shot, startBrowser } from './browser.mjs';
 
 let browser;
 
@@ -22,12 +22,6 @@ after(async () => {
 
 const openPage = (url = browser.baseUrl) => open(browser.context, url);
 const cli = (...args) => execFileSync(path.join(root, 'target/debug/d9lens'), args, { maxBuffer: 1 << 28 }).toString();
-
-/** A viewport screenshot with `el` just under the page's sticky header. */
-async function shot(page, el, file) {
-  await el.evaluate((e) => window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 72));
-  await page.screenshot({ path: path.join(out, file) });
-}
 
 /** How many distinct colours a canvas shows (sampled). */
 const colours = (canvas) =>
@@ -142,6 +136,10 @@ test('the demo: the on-CPU root is every on-CPU sample; zoom and breadcrumbs by 
   const sum = folded.trim().split('\n').reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   assert.equal(sum, report.summary.onCpuSampleCount);
   assert.equal(download.suggestedFilename(), 'on-cpu.folded.txt');
+  // Allocation sites are named by the code that allocated, not by the allocator's frames.
+  const sites = await page.locator('[data-testid=section-memory] [data-testid=alloc-site]').evaluateAll((l) => l.map((s) => s.dataset.by));
+  assert.ok(sites.length > 0);
+  assert.ok(sites.every((by) => by && !/alloc/i.test(by)), sites.join('\n'));
   await assertClean(page, problems);
   await page.close();
 });

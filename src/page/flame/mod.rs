@@ -10,7 +10,7 @@ use d9lens_core::fmt::{pct, to_fixed};
 use d9lens_core::profile::flame::{FlameGraph, Order, Rect};
 use d9lens_core::profile::folded::write_folded;
 use d9lens_core::profile::origin::Origin;
-use d9lens_core::profile::{diff_flamegraph, flamegraph};
+use d9lens_core::profile::{Shape, diff_flamegraph, flamegraph};
 use d9lens_core::report::{Profiles, SampleKind};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -69,14 +69,20 @@ pub fn FlamePanel(
     let first = totals.iter().find(|(_, t)| *t > 0).map(|&(k, _)| k)?;
     let kind = RwSignal::new(first);
     let order = RwSignal::new(Order::Name);
+    // Stacks open on the application's frames unless asked whole.
+    let (whole, inverted) = (RwSignal::new(false), RwSignal::new(false));
     let graph_profiles = profiles.clone();
     // The browser benchmark reads how long the last build and paint took.
     let build_ms = StoredValue::new(0.0);
     let graph = Memo::new(move |_| {
         let started = crate::clock::now_ms();
+        let shape = Shape {
+            from_application: !whole.get(),
+            inverted: inverted.get(),
+        };
         let g = match &baseline {
-            Some(a) => diff_flamegraph(a, &graph_profiles, kind.get(), order.get()),
-            None => flamegraph(&graph_profiles, kind.get(), order.get()),
+            Some(a) => diff_flamegraph(a, &graph_profiles, kind.get(), order.get(), shape),
+            None => flamegraph(&graph_profiles, kind.get(), order.get(), shape),
         };
         build_ms.set_value(crate::clock::now_ms() - started);
         Shared(Arc::new(g))
@@ -373,6 +379,10 @@ pub fn FlamePanel(
                     on:click=move |_| order.update(|o| *o = if *o == Order::Name { Order::Heaviest } else { Order::Name })>
                     "Left heavy"
                 </button>
+                {toggle(whole, "flame-whole", "Whole stacks",
+                    "Show each stack from its thread's start, Tokio's worker loop and task harness included")}
+                {toggle(inverted, "flame-invert", "Inverted",
+                    "Bottom-up: the functions the samples were in at the root, their callers above")}
                 <button type="button" class="button" data-testid="flame-download" on:click=download>
                     "Download folded stacks"
                 </button>
@@ -388,6 +398,7 @@ pub fn FlamePanel(
                     data-kind=move || kind.get().name()
                     data-focus=move || graph.get().0.label(focus.get()).text.to_string()
                     data-rows=move || rows.get().to_string()
+                    data-first-row=move || first_row(&graph.get().0)
                     aria-label="Flamegraph: arrows walk the frames, Enter zooms in, Escape zooms out"
                     on:click=on_click
                     on:mousemove=on_move
@@ -409,4 +420,27 @@ pub fn FlamePanel(
             <ul class="tl-legend" aria-label="Frame colours">{legend}</ul>
         </section>
     })
+}
+
+/// A button that turns `on` on and off.
+fn toggle(on: RwSignal<bool>, testid: &'static str, label: &'static str, title: &'static str) -> impl IntoView {
+    view! {
+        <button type="button" class="button" data-testid=testid title=title
+            aria-pressed=move || on.get().to_string()
+            on:click=move |_| on.update(|v| *v = !*v)>
+            {label}
+        </button>
+    }
+}
+
+/// Where the frames of the first row under the root come from, heaviest
+/// first (`origin|origin…`): what the tests read of a canvas.
+fn first_row(g: &FlameGraph) -> String {
+    let mut children: Vec<u32> = std::iter::successors(g.first_child(0), |&n| g.next_sibling(n)).collect();
+    children.sort_by_key(|&n| std::cmp::Reverse(g.node(n).total));
+    children
+        .iter()
+        .map(|&n| g.label(n).origin.as_str())
+        .collect::<Vec<_>>()
+        .join("|")
 }

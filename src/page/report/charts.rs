@@ -45,7 +45,7 @@ pub fn view(r: &Report, state: AppState) -> impl IntoView + use<> {
     })
 }
 
-fn chart(title: String, kind: &'static str, bins: Vec<LogBin>) -> impl IntoView {
+pub(super) fn chart(title: String, kind: &'static str, bins: Vec<LogBin>) -> impl IntoView + use<> {
     let total: u64 = bins.iter().map(|b| b.count).sum();
     let max = bins.iter().map(|b| b.count).max().unwrap_or(1).max(1);
     let mode = bins.iter().max_by_key(|b| b.count).copied();

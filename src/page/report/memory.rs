@@ -2,7 +2,9 @@
 
 use super::stack::stack_view;
 use super::widgets::{DataTable, Lazy, Section, opt_loc, stat};
+use crate::page::frame_text::frame_text;
 use d9lens_core::fmt::grouped;
+use d9lens_core::profile::calls::allocation_frame;
 use d9lens_core::report::{Frame, Report};
 use leptos::prelude::*;
 
@@ -48,15 +50,17 @@ pub fn view(r: &Report) -> impl IntoView + use<> {
                                     .take(10)
                                     .cloned()
                                     .map(|site| {
+                                        // Named by the code that allocated, not by the allocator.
+                                        let by = allocation_frame(&site.frames).map(|f| frame_text(&f)).unwrap_or_default();
                                         let summary = format!(
-                                            "~{} bytes estimated ({} samples)",
+                                            "{by} · ~{} bytes estimated ({} samples)",
                                             grouped(site.estimated_bytes.round() as i64),
                                             site.count,
                                         );
                                         let frames = site.frames;
                                         let inline = inline_symbols(&frames);
                                         view! {
-                                            <li>
+                                            <li data-testid="alloc-site" data-by=by>
                                                 <Lazy summary=summary class="stack-details">
                                                     {stack_view(&frames)}
                                                 </Lazy>

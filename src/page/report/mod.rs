@@ -6,6 +6,7 @@ mod blocking;
 mod charts;
 mod compare;
 mod cpu_hotspots;
+mod events;
 mod kernel_wait;
 mod lifecycle;
 mod long_polls;
@@ -14,6 +15,7 @@ mod overview;
 mod poll_by_spawn;
 mod queue;
 mod red_flags;
+mod requests;
 mod sched_delays;
 mod setup;
 mod spans;
@@ -95,6 +97,8 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
                             {compare::view(&rest, state)}
                             <FlamePanel profiles=rest.profiles.clone() />
                             {red_flags::view(r)}
+                            {requests::view(rest.requests.clone())}
+                            {events::view(rest.requests.clone())}
                             {summary::view(r)}
                             {setup::view(r)}
                             {workers::view(r)}

@@ -296,7 +296,8 @@ fn counter_row(
                 .map(move |c| (f, c))
         })
         .collect();
-    let max = counters.iter().filter_map(|(_, c)| c.max()).max().unwrap_or(0).max(1) as f64;
+    let peak = counters.iter().filter_map(|(_, c)| c.max()).max().unwrap_or(0).max(1);
+    let max = peak.max(kind.full_scale().unwrap_or(0)) as f64;
     // A bar per pixel column: drawn into the row's own pixels and put at
     // once (a rectangle each would cost a canvas call and a blend each).
     let (bottom, tallest) = (row.h - 2.0, row.h - 6.0);
@@ -317,9 +318,16 @@ fn counter_row(
     ctx.set_fill_style_str(th.muted);
     ctx.set_font("10px system-ui, sans-serif");
     let peak = match kind {
-        timeline::CounterKind::KernelWait { .. } => fmt_dur(max),
-        timeline::CounterKind::Allocated => d9lens_core::fmt::bytes(max as u64),
-        timeline::CounterKind::GlobalQueue | timeline::CounterKind::ActiveTasks => format!("{max}"),
+        timeline::CounterKind::KernelWait { .. } => fmt_dur(peak as f64),
+        timeline::CounterKind::Allocated => d9lens_core::fmt::bytes(peak),
+        timeline::CounterKind::ProcessCpu { .. } => {
+            format!("{} cores", d9lens_core::fmt::to_fixed(peak as f64 / 1e3, 2))
+        }
+        timeline::CounterKind::GlobalQueue
+        | timeline::CounterKind::ActiveTasks
+        | timeline::CounterKind::AcceptQueue { .. } => {
+            format!("{peak}")
+        }
     };
     let _ = ctx.fill_text(&format!("max {peak}"), width - 70.0, y + 11.0);
 }

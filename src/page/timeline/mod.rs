@@ -410,7 +410,11 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
                 }
                 .into_any(),
                 RowKind::Counter { kind, .. } => {
-                    view! { <div class="tl-label tl-counter" style:top=top.clone() style:height=height.clone()>{kind.label()}</div> }.into_any()
+                    view! {
+                        <div class="tl-label tl-counter" data-testid="timeline-counter" data-label=kind.label()
+                            style:top=top.clone() style:height=height.clone()>{kind.label()}</div>
+                    }
+                    .into_any()
                 }
                 RowKind::Spans { depth, .. } => view! {
                     <div class="tl-label tl-spans" style:top=top.clone() style:height=height.clone()>{(*depth == 0).then_some("spans")}</div>
