@@ -1,6 +1,7 @@
 //! Arbitrary bytes → the whole per-file path: container detection (raw or
 //! gzip, inflation capped), decode, analysis, merge, finish, text render and
-//! JSON serialization. Any panic, abort or OOM is a bug, and so is a
+//! JSON serialization, the span explorer and slow versus typical over the
+//! request detail. Any panic, abort or OOM is a bug, and so is a
 //! different outcome when the same bytes arrive in pieces (a download), or
 //! when a raw trace is decoded in two parts and joined (the CLI's two cores).
 #![no_main]
@@ -8,6 +9,9 @@
 use d9lens_core::analysis::{FileAnalysis, FileOutcome, Merger, Options, analyze_file};
 use d9lens_core::trace::{STREAM_HEADER, TracePart, TraceParser, Window, find_cut, parse_trace};
 use d9lens_core::report::text;
+use d9lens_core::requests::query::Query;
+use d9lens_core::requests::slow::{Threshold, slow_vs_typical};
+use d9lens_core::requests::{events, explore, render};
 use d9lens_core::timeline;
 use libfuzzer_sys::fuzz_target;
 
@@ -44,6 +48,8 @@ fuzz_target!(|data: &[u8]| {
         max_inflated_bytes: MAX_INFLATED,
         max_decoded_bytes: MAX_DECODED,
         timeline: !reference_compatible,
+        // The page's run: each file's request detail too.
+        requests: !reference_compatible,
         // One input in three analyzes a window of itself (`ParsedTrace::clip`).
         window: (data.len() % 3 == 0).then(|| Window::new(data.len() as u64 * 1_000, data.len() as u64 * 7_000)),
     };
@@ -78,5 +84,15 @@ fuzz_target!(|data: &[u8]| {
     if deep {
         let _ = text::render(&report, &opts);
         serde_json::to_string(&report).expect("a report always serializes");
+        // The questions the page and `d9lens spans` / `events` ask of the details.
+        let spans = explore::explore(&report.requests, &Query::default());
+        if let Some(s) = spans.spans.first() {
+            let one = Query {
+                name: Some(s.name.clone()),
+                ..Query::default()
+            };
+            let _ = slow_vs_typical(&report.requests, &one, Threshold::Percentile(99.0));
+        }
+        let _ = render::events_json(&events::summarize(&report.requests), 0);
     }
 });

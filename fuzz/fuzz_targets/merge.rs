@@ -56,6 +56,7 @@ fuzz_target!(|data: &[u8]| {
         max_inflated_bytes: MAX_INFLATED,
         max_decoded_bytes: MAX_DECODED,
         timeline: false,
+        requests: true,
         window: None,
     };
     let outcomes: Vec<FileOutcome> = files(data)
