@@ -4,6 +4,7 @@
 // versus typical of handle_request on blocking.bin names legacy_sync_lookup
 // and its blocking call, an exemplar opens its moment on the timeline, and
 // the events of healthy.bin equal `d9lens events --json`, latency_us charted,
+// handle_request's async wait by await equals the CLI's,
 // and the process's CPU is a timeline row.
 
 import { test, before, after } from 'node:test';
@@ -176,6 +177,16 @@ test('healthy.bin: the events equal d9lens events; latency_us is charted in us',
     /queries_total rate/,
   );
   await shot(page, latency, 'events-latency.png');
+
+  // handle_request's async wait by the awaits its task dumps name, as the CLI has it.
+  const requests = page.locator('[data-testid=section-requests]');
+  await requests.locator('[data-testid=explorer-row][data-name=handle_request] [data-testid=explorer-open]').click();
+  const awaits = await requests
+    .locator('[data-testid=span-panel][data-name=handle_request] [data-testid=span-await]')
+    .evaluateAll((rows) => rows.map((r) => ({ frame: r.dataset.frame, wait_ns: Number(r.dataset.ns) })));
+  const cliAwaits = cli('spans', trace, '--name', 'handle_request', '--json').spans[0].awaits;
+  assert.ok(cliAwaits.length > 0);
+  assert.deepEqual(awaits, cliAwaits.map((a) => ({ frame: a.frame, wait_ns: a.wait_ns })));
 
   // The process's CPU as a timeline row, scaled to the 2 cores it had: bars drawn in it.
   const cpu = page.locator('[data-testid=timeline-counter][data-label="process CPU · 2 cores"]');

@@ -200,6 +200,26 @@ fn the_explorer_filters_by_field_and_splits_sum_per_name() {
     assert!(e.windows(2).all(|w| w[0].dur_ns >= w[1].dur_ns));
     assert_eq!(e[0].dur_ns, handle.max_ns.min(e[0].dur_ns).max(e[0].dur_ns));
     assert_eq!(e[0].moment.file, "healthy.bin");
+    // Their async wait by await: the dumps inside each instance, named by a frame.
+    let d = &r.requests.files[0];
+    let (mut dumps, mut idle) = (0, 0);
+    for s in d
+        .spans
+        .iter()
+        .filter(|s| d.text(s.name) == "handle_request" && s.task != 0)
+    {
+        for x in d.dumps_of(s.task, s.start, s.end()) {
+            dumps += 1;
+            idle += x.idle_ns.min(s.end() - x.ts);
+        }
+    }
+    let handle = all.spans.iter().find(|s| s.name == "handle_request").unwrap();
+    let a = &handle.awaits;
+    assert!(dumps > 0 && a.len() < 10, "{a:?}");
+    assert_eq!(a.iter().map(|x| x.dumps).sum::<u64>(), dumps);
+    assert_eq!(a.iter().map(|x| x.wait_ns).sum::<u64>(), idle);
+    assert!(a.windows(2).all(|w| w[0].wait_ns >= w[1].wait_ns));
+    assert!(a[0].frame.contains(".rs:"), "{a:?}");
 }
 
 #[test]
@@ -243,6 +263,55 @@ fn where_tasks_wait_weighs_each_dump_by_the_idle_time_after_it() {
     for w in d.dumps.windows(2).filter(|w| w[0].task == w[1].task) {
         assert!(w[0].ts + w[0].idle_ns <= w[1].ts, "{:?}", w);
     }
+}
+
+#[test]
+fn a_tasks_history_names_the_await_of_each_idle_gap() {
+    use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery, inspect};
+    use d9lens_core::trace::WorkerEventKind;
+    let bytes = read("healthy.bin");
+    let raw = d9lens_core::container::raw_trace(&bytes, usize::MAX).unwrap();
+    let parsed = || d9lens_core::trace::parse_trace(&raw).0;
+    let trace = parsed();
+    // A poll of a dumped task, and the detail's name for what that task awaited.
+    let d = detail("healthy.bin");
+    let dump = d.dumps.iter().find(|x| x.idle_ns > 0).expect("a dump with idle time");
+    let (worker, start) = trace
+        .workers
+        .iter()
+        .flat_map(|(&w, events)| events.iter().map(move |e| (w, e)))
+        .find_map(|(w, e)| match e.kind {
+            WorkerEventKind::PollStart { task_id, .. } if task_id == dump.task && e.ts <= dump.ts => Some((w, e.ts)),
+            _ => None,
+        })
+        .expect("a poll of the dumped task");
+    let InspectAnswer::Poll(p) = inspect("healthy.bin", parsed(), &InspectQuery::Poll { worker, start }) else {
+        panic!("the poll is found")
+    };
+    let h = &p.history;
+    assert!(h.polls.iter().any(|q| q.awaiting.is_some()), "{:?}", h.polls);
+    for w in h.polls.windows(2) {
+        // The gap after a poll runs to the next one.
+        let gap = w[0].idle_after_ns.expect("not the last");
+        let next = (w[0].start_ms * 1e6) as i128 + w[0].dur_ns as i128 + gap as i128;
+        assert!((next - (w[1].start_ms * 1e6) as i128).abs() <= 2, "{w:?}");
+    }
+    assert!(h.polls.last().unwrap().idle_after_ns.is_none() || h.poll_count > h.polls.len());
+    // Named as the frame the where-tasks-wait flamegraph names the dump by.
+    let frames = d.frames.clone();
+    let named = d9lens_core::profile::calls::naming_frame(
+        &d.stacks
+            .get(dump.stack)
+            .iter()
+            .filter_map(|&f| frames.get(f).cloned())
+            .collect::<Vec<_>>(),
+    )
+    .map(|f| d9lens_core::frames::format_frame(&f.symbol, f.location.as_deref()));
+    assert!(
+        h.polls.iter().any(|q| q.awaiting == named),
+        "{named:?} in {:?}",
+        h.polls
+    );
 }
 
 #[test]
@@ -321,4 +390,38 @@ fn the_process_cpu_and_accept_queue_peaks_carry_their_moment() {
         .find(|f| f.check == "tasks-not-instrumented")
         .expect("flagged");
     assert!(f.message.starts_with("36 task(s)"), "{}", f.message);
+}
+
+#[test]
+fn spawn_to_first_poll_delays_are_each_tasks_first_poll_after_its_spawn() {
+    use d9lens_core::trace::WorkerEventKind;
+    for rel in ["healthy.bin", "blocking.bin", "demo-trace.bin"] {
+        let bytes = read(rel);
+        let raw = d9lens_core::container::raw_trace(&bytes, usize::MAX).unwrap();
+        let trace = d9lens_core::trace::parse_trace(&raw).0;
+        // Each task's earliest poll start, from the raw worker events.
+        let mut first: BTreeMap<u64, u64> = BTreeMap::new();
+        for e in trace.workers.values().flatten() {
+            if let WorkerEventKind::PollStart { task_id, .. } = e.kind {
+                let f = first.entry(task_id).or_insert(e.ts);
+                *f = (*f).min(e.ts);
+            }
+        }
+        let delays: Vec<(u64, u64, u64)> = trace
+            .task_spawn_times
+            .iter()
+            .filter_map(|(&t, &s)| Some((first.get(&t)?.checked_sub(s)?, s, t)))
+            .collect();
+        let p = analyze_file(rel, &bytes, &Options::default())
+            .partial
+            .process
+            .first_polls;
+        let slow = delays.iter().filter(|d| d.0 > 5_000_000).count() as u64;
+        assert_eq!(p.slow, slow, "{rel}");
+        let max = delays.iter().map(|d| d.0).max().expect("tasks spawned and polled");
+        let w = p.worst.expect("a worst");
+        assert_eq!(w.at.dur_ns, max, "{rel}");
+        assert!(delays.contains(&(max, w.at.start_ns, w.task)), "{rel}");
+        assert_eq!(w.at.file, rel);
+    }
 }

@@ -158,6 +158,12 @@ fn inspecting_the_worst_poll_gives_its_task_and_diagnosis_and_a_window_equals_zo
     let d = p.diagnosis.as_ref().expect("diagnose's verdict on it");
     assert_eq!((d.task_id, d.start_ns, d.dur_ns), (9, worst.start, worst.dur));
     assert!(p.history.polls.iter().filter(|q| q.this).count() == 1 && p.history.poll_count >= 1);
+    // Between its polls the task sat on awaits its dumps name.
+    assert!(
+        p.history.polls.iter().any(|q| q.awaiting.is_some()),
+        "{:?}",
+        p.history.polls
+    );
     // Its flamegraphs: the task's polls hold this poll's samples, the spawn
     // location's polls the task's.
     use d9lens_core::report::SampleKind::{Blocking, OnCpu};

@@ -201,6 +201,21 @@ fn SpanPanel(
         })
         .collect_view();
     let has_children = !summary.children.is_empty();
+    // Frames of the trace: text nodes only.
+    let awaits = summary
+        .awaits
+        .iter()
+        .map(|a| {
+            view! {
+                <tr data-testid="span-await" data-frame=a.frame.clone() data-ns=a.wait_ns.to_string()>
+                    <td class="loc"><code>{a.frame.clone()}</code></td>
+                    <td class="num">{a.dumps.to_string()}</td>
+                    <td class="num">{dur(a.wait_ns)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let has_awaits = !summary.awaits.is_empty();
     let threshold = RwSignal::new(Threshold::Percentile(99.0));
     let typed = RwSignal::new("p99".to_string());
     let problem = RwSignal::new(None::<String>);
@@ -229,6 +244,11 @@ fn SpanPanel(
             {has_children.then(|| view! {
                 <h4>"Child spans"</h4>
                 <DataTable columns=&[("Span", ""), ("Instances", "num"), ("Time in all", "num")]>{children}</DataTable>
+            })}
+            {has_awaits.then(|| view! {
+                <h4>"Async wait by await"</h4>
+                <p class="muted">"What the task dumps taken inside these spans were awaiting, and the idle time after each dump until the span's end."</p>
+                <DataTable columns=&[("Awaiting", ""), ("Task dumps", "num"), ("Idle after them", "num")]>{awaits}</DataTable>
             })}
             <h4>"Slowest instances"</h4>
             {instances(summary.exemplars.clone(), "exemplar")}

@@ -139,11 +139,16 @@ fn inspection(p: PollInspection) -> impl IntoView {
         .polls
         .into_iter()
         .map(|q| {
+            let idle = q.idle_after_ns.map_or(String::new(), |ns| fmt_dur(ns as f64));
+            // A trace's frame: a text node only.
+            let awaiting = q.awaiting.unwrap_or_default();
             view! {
                 <tr class:this=q.this>
                     <td class="num">{ms(q.start_ms)}</td>
                     <td class="num">{q.worker.to_string()}</td>
                     <td class="num">{fmt_dur(q.dur_ns as f64)}</td>
+                    <td class="num">{idle}</td>
+                    <td><code data-testid="awaiting">{awaiting}</code></td>
                 </tr>
             }
         })
@@ -155,10 +160,10 @@ fn inspection(p: PollInspection) -> impl IntoView {
         {task_flame}
         {spawn_flame}
         <details class="lazy">
-            <summary>"The task's polls around this one"</summary>
+            <summary>"The task's polls around this one, and what it awaited between them"</summary>
             <div class="table-wrap">
                 <table class="data">
-                    <thead><tr><th class="num">"At"</th><th class="num">"Worker"</th><th class="num">"Duration"</th></tr></thead>
+                    <thead><tr><th class="num">"At"</th><th class="num">"Worker"</th><th class="num">"Duration"</th><th class="num">"Then idle"</th><th>"Awaiting (task dump)"</th></tr></thead>
                     <tbody>{polls}</tbody>
                 </table>
             </div>

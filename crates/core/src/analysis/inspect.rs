@@ -9,6 +9,9 @@ use super::stacks::{FrameTable, Group, Symbolizer, group_chains};
 use super::workers::{self, Poll, Timelines};
 use super::zoom::{self, Zoom};
 use crate::export::chrome::known_wakes;
+use crate::frames::format_frame;
+use crate::hashing::FastMap;
+use crate::profile::calls::naming_frame;
 use crate::report::Profiles;
 use crate::trace::{ParsedTrace, StrId, Wake, Window};
 use serde::{Deserialize, Serialize};
@@ -102,6 +105,11 @@ pub struct TaskPoll {
     pub dur_ns: u64,
     /// The inspected poll.
     pub this: bool,
+    /// How long the task then sat idle, until its next poll (`None`: its last poll here).
+    pub idle_after_ns: Option<u64>,
+    /// What it was awaiting meanwhile: the frame that names the task dump
+    /// taken as it went idle (`None`: no dump).
+    pub awaiting: Option<String>,
 }
 
 /// The answer about the file `name` whose events are `trace`.
@@ -149,6 +157,43 @@ fn polls_profile(trace: &ParsedTrace, tl: &Timelines, keep: impl Fn(&Poll) -> bo
     }
 }
 
+/// Each poll's idle gap after it, and the await the task sat on in it: the
+/// first dump of the task taken from the poll's start to the next poll's
+/// (dial9 dumps a task as its poll returns pending). `polls`: (start, end,
+/// row), by start.
+fn name_idle_gaps(trace: &ParsedTrace, task: u64, polls: &mut [(u64, u64, TaskPoll)]) {
+    let mut dumps: Vec<(u64, u32)> = trace
+        .app
+        .dumps
+        .iter()
+        .filter(|d| d.task == task)
+        .map(|d| (d.ts, d.chain))
+        .collect();
+    dumps.sort_unstable();
+    let mut table = FrameTable::default();
+    let mut symbolizer = Symbolizer::new(&trace.symbols, &mut table);
+    let mut names: FastMap<u32, Option<String>> = FastMap::default();
+    for i in 0..polls.len() {
+        let (start, end) = (polls[i].0, polls[i].1);
+        let next = polls.get(i + 1).map(|n| n.0);
+        let row = &mut polls[i].2;
+        row.idle_after_ns = next.map(|n| n.saturating_sub(end));
+        let first = dumps.partition_point(|d| d.0 < start);
+        let Some(&(_, chain)) = dumps.get(first).filter(|d| next.is_none_or(|n| d.0 < n)) else {
+            continue;
+        };
+        row.awaiting = names
+            .entry(chain)
+            .or_insert_with(|| {
+                let stack = trace.app.dump_chains.get(chain as usize)?;
+                let ids = symbolizer.stack(stack);
+                let frames = symbolizer.table().resolve(&ids);
+                naming_frame(&frames).map(|f| format_frame(&f.symbol, f.location.as_deref()))
+            })
+            .clone();
+    }
+}
+
 /// One poll in depth: the task's history and `diagnose`'s verdict on it.
 fn poll(trace: &ParsedTrace, worker: u64, start: u64) -> InspectAnswer {
     let min_ts = trace.bounds.map_or(0, |b| b.0);
@@ -163,19 +208,26 @@ fn poll(trace: &ParsedTrace, worker: u64, start: u64) -> InspectAnswer {
         return InspectAnswer::NotFound;
     };
     let (task, spawn): (u64, Option<StrId>) = (poll.task_id, poll.spawn_loc);
-    let mut polls: Vec<TaskPoll> = tl
+    let mut polls: Vec<(u64, u64, TaskPoll)> = tl
         .workers
         .iter()
         .flat_map(|(&w, wt)| wt.polls.iter().map(move |p| (w, p)))
         .filter(|(_, p)| p.task_id == task)
-        .map(|(w, p)| TaskPoll {
-            worker: w,
-            start_ms: rel(p.start),
-            dur_ns: p.end - p.start,
-            this: w == worker && p.start == start,
+        .map(|(w, p)| {
+            let poll = TaskPoll {
+                worker: w,
+                start_ms: rel(p.start),
+                dur_ns: p.end - p.start,
+                this: w == worker && p.start == start,
+                idle_after_ns: None,
+                awaiting: None,
+            };
+            (p.start, p.end, poll)
         })
         .collect();
-    polls.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+    polls.sort_by_key(|(s, _, _)| *s);
+    name_idle_gaps(trace, task, &mut polls);
+    let polls: Vec<TaskPoll> = polls.into_iter().map(|(_, _, p)| p).collect();
     let poll_count = polls.len();
     let at = polls.iter().position(|p| p.this).unwrap_or(0);
     let from = at

@@ -2,7 +2,7 @@
 
 use super::flag_counts::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
 use super::memory::MemoryPartial;
-use super::process::ProcessPartial;
+use super::process::{FirstPolls, ProcessPartial};
 use super::setup::SetupPartial;
 use super::spawn_locs::{Loc, SpawnLocs};
 use super::stacks::{FrameId, FrameList, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
@@ -223,7 +223,7 @@ impl Partial {
         // What needs the decoded worker and span events, in two about equal
         // halves: the workers' timelines, polls, delays, the setup counts and
         // the polls by task (for the spans to land in, next) ‖ the spans.
-        let ((setup, tl, mut polls, delays, by_task, task_polls), spans) = {
+        let ((setup, tl, mut polls, delays, by_task, task_polls, first_polls), spans) = {
             let trace = &trace;
             join(
                 || {
@@ -231,9 +231,19 @@ impl Partial {
                     let polls = PollStats::new(&tl, file, &loc);
                     let delays = DelayStats::new(&tl, file, &trace.wakes, &loc);
                     let by_task = polls_by_task(&tl);
+                    let first_polls =
+                        FirstPolls::of(file, trace, |t| by_task.get(&t).and_then(|p| p.0.first()).map(|p| p.0));
                     // Spans' time splits and dumps' idle times read each task's polls.
                     let task_polls = build.detail.then(|| detail::TaskPolls::new(trace, &tl));
-                    (SetupPartial::of(trace, &tl), tl, polls, delays, by_task, task_polls)
+                    (
+                        SetupPartial::of(trace, &tl),
+                        tl,
+                        polls,
+                        delays,
+                        by_task,
+                        task_polls,
+                        first_polls,
+                    )
                 },
                 || trace::build_spans(&trace.span_events, &trace.strings),
             )
@@ -292,7 +302,7 @@ impl Partial {
             .then(|| FileTimeline::build(file, &trace, &tl, &spans, &global_queue, &active_tasks));
         let detail = span_half.zip(stack_half).map(|(s, k)| Box::new(s.join(k)));
         let limits = trace.app.left_out.messages();
-        let process = ProcessPartial::of(file, &trace);
+        let process = ProcessPartial::of(file, &trace, first_polls);
         let mut p = Partial {
             file: file.to_string(),
             runtime_bounds: trace.runtime_bounds,

@@ -1,8 +1,10 @@
-//! What the process and its sockets said beside the runtime: the CPU it
-//! used against the cores it had (`ProcessResourceUsageEvent`), its accept
-//! queues against their backlog (`TcpAcceptQueueEvent`), and the tasks
-//! spawned around dial9 (no wake events, so no scheduling delays). Each
-//! file keeps its worst moment; the fold keeps the run's worst.
+//! What the process and its sockets said beside the runtime's polls: the
+//! CPU it used against the cores it had (`ProcessResourceUsageEvent`), its
+//! accept queues against their backlog (`TcpAcceptQueueEvent`), the tasks
+//! spawned around dial9 (no wake events, so no scheduling delays), and how
+//! long new tasks waited for their first poll (no wake precedes it, so the
+//! scheduling delays leave it out). Each file keeps its worst moment; the
+//! fold keeps the run's worst.
 
 use crate::report::Moment;
 use crate::trace::{AppEvents, ParsedTrace, Strings, Value};
@@ -27,12 +29,74 @@ pub struct AcceptPeak {
     pub at: Moment,
 }
 
+/// The longest wait of a task from its spawn to its first poll.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirstPollDelay {
+    pub task: u64,
+    pub spawn_loc: Option<String>,
+    /// From the spawn to the first poll's start.
+    pub at: Moment,
+}
+
+/// Spawn → first-poll delays of the tasks a file saw spawned and polled.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirstPolls {
+    pub worst: Option<FirstPollDelay>,
+    /// Delays over `FIRST_POLL_SLOW_NS`.
+    pub slow: u64,
+}
+
+/// A new task waiting longer than this for its first poll waited for a busy
+/// runtime (the threshold of `sched-delay`, for wakes).
+pub const FIRST_POLL_SLOW_NS: u64 = 5_000_000;
+
+impl FirstPolls {
+    /// `first_poll`: a task's first poll start in the file, if it has one.
+    pub fn of(file: &str, trace: &ParsedTrace, first_poll: impl Fn(u64) -> Option<u64>) -> FirstPolls {
+        let mut out = FirstPolls::default();
+        let mut worst: Option<(u64, u64, u64)> = None;
+        for (&task, &spawned) in &trace.task_spawn_times {
+            let Some(delay) = first_poll(task).and_then(|p| p.checked_sub(spawned)) else {
+                continue;
+            };
+            out.slow += u64::from(delay > FIRST_POLL_SLOW_NS);
+            // The longest; among equals the earliest spawn, then the lowest task id.
+            if worst
+                .is_none_or(|(d, s, t)| (delay, std::cmp::Reverse((spawned, task))) > (d, std::cmp::Reverse((s, t))))
+            {
+                worst = Some((delay, spawned, task));
+            }
+        }
+        out.worst = worst.map(|(delay, spawned, task)| FirstPollDelay {
+            task,
+            spawn_loc: trace
+                .spawn_loc(trace.task_spawn_locs.get(&task).copied().flatten())
+                .map(str::to_string),
+            at: Moment {
+                file: file.to_string(),
+                worker: None,
+                start_ns: spawned,
+                dur_ns: delay,
+            },
+        });
+        out
+    }
+
+    fn merge(&mut self, other: FirstPolls) {
+        self.slow = self.slow.saturating_add(other.slow);
+        self.worst = worst(self.worst.take(), other.worst, |a, b| {
+            a.at.dur_ns.cmp(&b.at.dur_ns).then_with(|| b.at.file.cmp(&a.at.file))
+        });
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcessPartial {
     pub cpu: Option<CpuPeak>,
     pub accept: Option<AcceptPeak>,
     /// Tasks spawned with `instrumented = false`.
     pub uninstrumented: u64,
+    pub first_polls: FirstPolls,
 }
 
 /// Cores busy past this share of those available saturate the process.
@@ -41,12 +105,13 @@ pub const CPU_SATURATED: (u64, u64) = (9, 10);
 pub const ACCEPT_NEAR_BACKLOG: (u64, u64) = (8, 10);
 
 impl ProcessPartial {
-    pub fn of(file: &str, trace: &ParsedTrace) -> ProcessPartial {
+    pub fn of(file: &str, trace: &ParsedTrace, first_polls: FirstPolls) -> ProcessPartial {
         let available = available_parallelism(trace);
         ProcessPartial {
             cpu: cpu_peak(file, trace, available),
             accept: accept_peak(file, trace),
             uninstrumented: trace.app.uninstrumented.len() as u64,
+            first_polls,
         }
     }
 
@@ -60,6 +125,7 @@ impl ProcessPartial {
             over((a.pending, a.backlog), (b.pending, b.backlog)).then_with(|| b.at.file.cmp(&a.at.file))
         });
         self.uninstrumented = self.uninstrumented.saturating_add(other.uninstrumented);
+        self.first_polls.merge(other.first_polls);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::flag_counts::MANY_SPANS;
 use super::fold::Acc;
-use super::process::{ACCEPT_NEAR_BACKLOG, CPU_SATURATED, ProcessPartial};
+use super::process::{ACCEPT_NEAR_BACKLOG, CPU_SATURATED, FIRST_POLL_SLOW_NS, ProcessPartial};
 use crate::fmt::{fmt_dur, to_fixed};
 use crate::frames::format_frame;
 use crate::profile::origin::is_kernel_address;
@@ -250,7 +250,8 @@ pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
     out
 }
 
-/// The process's CPU and accept queues, and the tasks dial9 cannot see waking.
+/// The process's CPU and accept queues, new tasks' waits for their first
+/// poll, and the tasks dial9 cannot see waking.
 fn process_flags(p: &ProcessPartial) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(cpu) = &p.cpu
@@ -291,6 +292,33 @@ fn process_flags(p: &ProcessPartial) -> Vec<Finding> {
         f.moment = Some(q.at.clone());
         out.push(f);
     }
+    let first = &p.first_polls;
+    if first.slow > 0
+        && let Some(w) = &first.worst
+    {
+        let from = w
+            .spawn_loc
+            .as_deref()
+            .map_or(String::new(), |l| format!(", spawned at {l}"));
+        let mut f = flag(
+            if w.at.dur_ns > 50_000_000 {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            },
+            "first-poll-delay",
+            format!(
+                "{} new task(s) waited > {}ms from spawn to first poll (worst: {}, task {}{from})",
+                first.slow,
+                FIRST_POLL_SLOW_NS / 1_000_000,
+                fmt_dur(w.at.dur_ns as f64),
+                w.task
+            ),
+            "New tasks queued behind busy workers before their first poll: shorten long polls, move blocking work to spawn_blocking, or add worker threads.",
+        );
+        f.moment = Some(w.at.clone());
+        out.push(f);
+    }
     if p.uninstrumented > 0 {
         out.push(flag(
             Severity::Info,
@@ -303,4 +331,44 @@ fn process_flags(p: &ProcessPartial) -> Vec<Finding> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::process::{FirstPollDelay, FirstPolls};
+
+    #[test]
+    fn slow_first_polls_are_flagged_at_the_worst_with_its_spawn() {
+        let worst = |ns: u64, slow: u64| ProcessPartial {
+            first_polls: FirstPolls {
+                worst: Some(FirstPollDelay {
+                    task: 7,
+                    spawn_loc: Some("src/main.rs:3:5".into()),
+                    at: Moment {
+                        file: "a.bin".into(),
+                        worker: None,
+                        start_ns: 100,
+                        dur_ns: ns,
+                    },
+                }),
+                slow,
+            },
+            ..ProcessPartial::default()
+        };
+        let flags = process_flags(&worst(60_000_000, 3));
+        let f = flags.iter().find(|f| f.check == "first-poll-delay").expect("flagged");
+        assert_eq!(f.severity, Severity::Critical);
+        assert_eq!(f.moment.as_ref().unwrap().dur_ns, 60_000_000);
+        assert!(f.message.starts_with("3 new task(s) waited > 5ms"), "{}", f.message);
+        assert!(
+            f.message.contains("task 7, spawned at src/main.rs:3:5"),
+            "{}",
+            f.message
+        );
+        let warn = process_flags(&worst(6_000_000, 1));
+        assert_eq!(warn[0].severity, Severity::Warning);
+        // Under the threshold: nothing to say.
+        assert!(process_flags(&worst(4_000_000, 0)).is_empty());
+    }
 }

@@ -5,10 +5,14 @@
 
 use super::detail::{FileDetail, NONE, SpanRow};
 use super::kept::Details;
+use super::profiles::idle_within;
 use super::query::{Hit, Query};
 use super::split::Split;
+use crate::frames::format_frame;
 use crate::hashing::FastMap;
 use crate::hdr::{LogBin, Tally};
+use crate::profile::calls::naming_frame;
+use crate::report::Frame;
 use crate::report::{BINS_PER_DECADE, Moment};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -46,8 +50,22 @@ pub struct SpanSummary {
     pub unattributed_ns: u64,
     pub fields: Vec<FieldValues>,
     pub children: Vec<Child>,
+    /// What the instances awaited while idle, most waited first, at most
+    /// `TOP_VALUES`: their async wait broken down by the task dumps in them.
+    pub awaits: Vec<Await>,
     /// The slowest instances, slowest first.
     pub exemplars: Vec<Instance>,
+}
+
+/// One await: the frame naming the task dumps taken inside the instances
+/// (`profile::calls::naming_frame`), how many, and the idle time after
+/// them up to each instance's end.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Await {
+    pub frame: String,
+    pub dumps: u64,
+    pub wait_ns: u64,
 }
 
 /// One field's values over the instances: the most frequent, and the rest.
@@ -119,6 +137,8 @@ struct Acc {
     unattributed: u64,
     fields: IndexMap<String, FastMap<String, u64>>,
     children: BTreeMap<String, (u64, u64)>,
+    /// (file, stack) of the dumps inside → (dumps, idle ns inside).
+    awaits: FastMap<(u32, u32), (u64, u64)>,
     /// (duration, file, span) of the slowest, slowest first.
     slowest: Vec<(u64, u32, u32)>,
 }
@@ -155,8 +175,16 @@ pub fn summarize(details: &Details, hits: &[Hit], query: &Query) -> Explorer {
             e.0 += 1;
             e.1 = e.1.saturating_add(c.dur);
         }
+        if s.task != 0 {
+            for dump in d.dumps_of(s.task, s.start, s.end()) {
+                let e = acc.awaits.entry((h.file, dump.stack)).or_default();
+                e.0 += 1;
+                e.1 = e.1.saturating_add(idle_within(dump, s.end()));
+            }
+        }
         keep_slowest(&mut acc.slowest, (s.dur, h.file, h.span), EXEMPLARS);
     }
+    let mut names: FastMap<(u32, u32), String> = FastMap::default();
     let mut spans: Vec<SpanSummary> = by_name
         .into_iter()
         .map(|(name, acc)| {
@@ -182,6 +210,7 @@ pub fn summarize(details: &Details, hits: &[Hit], query: &Query) -> Explorer {
                     c.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.name.cmp(&b.name)));
                     c
                 },
+                awaits: awaits(details, acc.awaits, &mut names),
                 exemplars: acc
                     .slowest
                     .iter()
@@ -208,6 +237,40 @@ pub fn summarize(details: &Details, hits: &[Hit], query: &Query) -> Explorer {
         files,
         files_left_out: details.left_out,
     }
+}
+
+/// Dumps by (file, stack) merged by the frame that names them, most waited first.
+fn awaits(
+    details: &Details,
+    by_stack: FastMap<(u32, u32), (u64, u64)>,
+    names: &mut FastMap<(u32, u32), String>,
+) -> Vec<Await> {
+    let mut by_frame: FastMap<String, (u64, u64)> = FastMap::default();
+    for (key, (dumps, ns)) in by_stack {
+        let name = names.entry(key).or_insert_with(|| {
+            let d = &details.files[key.0 as usize];
+            let frames: Vec<Frame> = d
+                .stacks
+                .get(key.1)
+                .iter()
+                .filter_map(|&f| d.frames.get(f).cloned())
+                .collect();
+            naming_frame(&frames).map_or_else(
+                || "(no frames)".to_string(),
+                |f| format_frame(&f.symbol, f.location.as_deref()),
+            )
+        });
+        let e = by_frame.entry(name.clone()).or_default();
+        e.0 += dumps;
+        e.1 = e.1.saturating_add(ns);
+    }
+    let mut out: Vec<Await> = by_frame
+        .into_iter()
+        .map(|(frame, (dumps, wait_ns))| Await { frame, dumps, wait_ns })
+        .collect();
+    out.sort_by(|a, b| b.wait_ns.cmp(&a.wait_ns).then_with(|| a.frame.cmp(&b.frame)));
+    out.truncate(TOP_VALUES);
+    out
 }
 
 /// Each span's children, by parent index.

@@ -60,6 +60,7 @@ fn span_json(s: &SpanSummary) -> Value {
         "unattributed_ns": s.unattributed_ns,
         "fields": fields,
         "children": s.children.iter().map(|c| json!({"name": c.name, "count": c.count, "total_ns": c.total_ns})).collect::<Vec<_>>(),
+        "awaits": s.awaits.iter().map(|a| json!({"frame": a.frame, "dumps": a.dumps, "wait_ns": a.wait_ns})).collect::<Vec<_>>(),
         "histogram": s.histogram.iter().map(|b| json!({"lo_ns": b.lo, "hi_ns": b.hi, "count": b.count})).collect::<Vec<_>>(),
         "exemplars": s.exemplars.iter().map(instance_json).collect::<Vec<_>>(),
     })
@@ -168,6 +169,14 @@ pub fn spans_text(e: &Explorer, slow: Option<&SlowVsTypical>) -> String {
                 .map(|c| format!("{} ×{} ({})", c.name, c.count, d(c.total_ns)))
                 .collect();
             let _ = writeln!(out, "    children: {}", kids.join(", "));
+        }
+        if !s.awaits.is_empty() {
+            let awaits: Vec<String> = s
+                .awaits
+                .iter()
+                .map(|a| format!("{} ×{} ({})", a.frame, a.dumps, d(a.wait_ns)))
+                .collect();
+            let _ = writeln!(out, "    awaiting (task dumps): {}", awaits.join(", "));
         }
         if let Some(x) = s.exemplars.first() {
             let _ = writeln!(out, "    slowest: {}", instance_text(x));
