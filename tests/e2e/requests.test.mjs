@@ -5,7 +5,8 @@
 // and its blocking call, an exemplar opens its moment on the timeline, and
 // the events of healthy.bin equal `d9lens events --json`, latency_us charted,
 // handle_request's async wait by await equals the CLI's,
-// and the process's CPU is a timeline row.
+// the process's CPU is a timeline row, and the custom events a lane of
+// marks whose click reads an event's fields.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -204,6 +205,36 @@ test('healthy.bin: the events equal d9lens events; latency_us is charted in us',
     return n;
   });
   assert.ok(bars > 100, `${bars} pixels of CPU bars`);
+
+  // The events lane: a row per event type with as many events as the CLI
+  // counts; a click on a tick of RequestCompleted reads its fields.
+  const lane = page.locator('[data-testid=timeline-event-lane][data-name=RequestCompleted]');
+  assert.equal(Number(await lane.getAttribute('data-count')), expected.find((e) => e.name === 'RequestCompleted').count);
+  const events = page.locator('[data-testid=timeline-events]');
+  await events.scrollIntoViewIfNeeded();
+  assert.ok(Number(await events.getAttribute('data-drawn')) > 0);
+  const tick = await events.evaluate((c) => {
+    const label = document.querySelector('[data-testid=timeline-event-lane][data-name=RequestCompleted]');
+    const [box, row] = [c.getBoundingClientRect(), label.getBoundingClientRect()];
+    const scale = c.width / box.width;
+    const y = Math.round((row.top - box.top + row.height / 2) * scale);
+    const d = c.getContext('2d').getImageData(0, y, c.width, 1).data;
+    // The lane's background is one colour; a tick is another.
+    for (let x = 0; x < c.width; x++) {
+      const i = x * 4;
+      if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) return { x: x / scale + 1, y: row.top - box.top + row.height / 2 };
+    }
+    return null;
+  });
+  assert.ok(tick, 'a tick in the RequestCompleted row');
+  await events.click({ position: tick });
+  const mark = page.locator('[data-testid=event-mark-detail]');
+  await mark.waitFor();
+  assert.equal(await mark.getAttribute('data-name'), 'RequestCompleted');
+  const latencyField = mark.locator('[data-testid=event-mark-field][data-field=latency_us]');
+  assert.match(await latencyField.getAttribute('data-value'), /^\d+$/);
+  assert.match(await latencyField.innerText(), /\bus$/);
+  await shot(page, page.locator('[data-testid=timeline]'), 'timeline-events.png');
   await assertClean(page, problems);
   await page.close();
 });

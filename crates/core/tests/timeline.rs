@@ -474,3 +474,42 @@ fn the_fuzz_seed_is_a_current_timeline() {
         path.display()
     );
 }
+
+#[test]
+fn custom_events_are_marks_on_the_axis_that_read_back_their_fields() {
+    use d9lens_core::requests::events::summarize;
+    use d9lens_core::timeline::{EventLanes, fields_of};
+    let opts = Options {
+        timeline: true,
+        requests: true,
+        ..Options::default()
+    };
+    let mut merger = d9lens_core::analysis::Merger::new(opts.clone());
+    let outcome = analyze_file("healthy.bin", &common::read("healthy.bin"), &opts);
+    let scene = Scene::new(vec![outcome.timeline.clone().unwrap()]);
+    merger.add(outcome.partial);
+    let report = merger.finish();
+    let lanes = EventLanes::new(&scene, &report.requests);
+    assert_eq!(lanes.left_out, 0);
+    // A lane per event type, by name, as many marks as events.
+    let mut expected: Vec<(String, usize)> = summarize(&report.requests)
+        .into_iter()
+        .map(|e| (e.name, e.count as usize))
+        .collect();
+    expected.sort();
+    let got: Vec<(String, usize)> = lanes.lanes.iter().map(|l| (l.name.clone(), l.marks.len())).collect();
+    assert_eq!(got, expected);
+    let lane = lanes.lanes.iter().find(|l| l.name == "RequestCompleted").unwrap();
+    assert!(lane.marks.windows(2).all(|w| w[0].t <= w[1].t));
+    assert!(lane.marks.iter().all(|m| m.t >= 0.0 && m.t <= scene.total));
+    // A click lands on the nearest mark, and reads its fields with their units.
+    let m = lane.marks[lane.marks.len() / 2];
+    assert_eq!(lane.nearest(m.t + 1.0, 1e3).map(|n| n.t), Some(m.t));
+    assert!(lane.nearest(-1e12, 1.0).is_none());
+    let f = fields_of(&report.requests, m).unwrap();
+    assert_eq!(f.name, "RequestCompleted");
+    let latency = f.fields.iter().find(|x| x.0 == "latency_us").expect("latency_us");
+    assert_eq!(latency.2.as_deref(), Some("us"));
+    assert!(latency.1.parse::<u64>().is_ok(), "{latency:?}");
+    assert_eq!(scene.stretch("healthy.bin", f.ts, 0).unwrap().0, m.t);
+}

@@ -79,7 +79,10 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
         <div class="report" data-testid="report" data-partial=move || state.merged.get().map(|(m, t)| format!("{m}/{t}"))>
             {coverage}
             {overview::view(&report, state)}
-            {move || state.scene.get().map(|scene| view! { <TimelinePanel state=state scene=scene /> })}
+            {
+                let details = whole.requests.clone();
+                move || state.scene.get().map(|scene| view! { <TimelinePanel state=state scene=scene details=details.clone() /> })
+            }
             {move || {
                 rest_shown
                     .get()

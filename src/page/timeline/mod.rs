@@ -2,16 +2,19 @@
 //! boot, counters and spans, drawn on a canvas (`draw.rs`) from the scene
 //! the workers built. Wheel zooms at the pointer, dragging pans, shift-drag
 //! brushes a window (its report below, `detail.rs`), W/A/S/D move, a click
-//! selects a poll (its detail below). The view, the poll and the window are
-//! kept in the URL fragment.
+//! selects a poll (its detail below). Custom events sit above the lanes
+//! (`events.rs`). The view, the poll and the window are kept in the URL
+//! fragment.
 
 mod detail;
 mod draw;
+mod events;
 
 use crate::page::session::AppState;
 use d9lens_core::civil::utc_timestamp;
 use d9lens_core::fmt::{count, fmt_dur};
 use d9lens_core::report::Moment;
+use d9lens_core::requests::kept::Details;
 use d9lens_core::timeline::{
     BUDGET_BYTES, NavKey, PollLink, PollRef, RowKind, Scene, TimelineLink, View, parse_time, poll_at,
 };
@@ -74,7 +77,7 @@ pub fn warm_up(scene: Scene) -> impl FnMut() {
 }
 
 #[component]
-pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
+pub fn TimelinePanel(state: AppState, scene: Arc<Scene>, details: Arc<Details>) -> impl IntoView {
     let focus = use_context::<Focus>();
     let view = RwSignal::new(scene.view());
     let selected = RwSignal::new(None::<PollRef>);
@@ -492,6 +495,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>) -> impl IntoView {
                 <span class="tl-view muted" data-testid="timeline-view">{view_label}</span>
             </div>
             <canvas class="tl-overview" node_ref=strip on:click=on_overview aria-label="Overview: click to move there"></canvas>
+            <events::EventStrip scene=scene.clone() details=details view=view />
             <div class="tl-body" node_ref=body on:scroll=move |_| {
                 if let Some(b) = body.get_untracked() {
                     scroll_top.set(f64::from(b.scroll_top()));

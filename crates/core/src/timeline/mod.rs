@@ -2,11 +2,13 @@
 //! compact columns (`model`, of `column`s), moved as bytes (`codec`), placed with other
 //! files on one axis (`scene`), how busy each worker was over it (`load`), navigated (`view`) and reduced to what a
 //! window of some pixels can show (`lod`), with stable colours (`palette`),
-//! and filled as pixels a row at a time (`pixels`). A run keeps its files'
-//! timelines within a memory budget (`kept`).
+//! and filled as pixels a row at a time (`pixels`), with the application's
+//! custom events as marks (`events`). A run keeps its files' timelines
+//! within a memory budget (`kept`).
 
 mod codec;
 mod column;
+mod events;
 mod kept;
 mod link;
 mod load;
@@ -19,6 +21,7 @@ mod view;
 
 pub use codec::{CodecError, decode, encode};
 pub use column::{Blocked, Indices, Slices};
+pub use events::{EventFields, EventLane, EventLanes, EventMark, MAX_MARKS, fields_of};
 pub use kept::{BUDGET_BYTES, KeptTimelines};
 pub use link::{PollLink, TimelineLink};
 pub use load::{LaneLoad, counter_sums, worker_load};
