@@ -92,6 +92,39 @@ test('blocking.bin: the span explorer equals d9lens spans; slow vs typical names
     opened.join('|'),
   );
   await flame.locator('[data-testid=flame-invert]').click();
+  // Filtered to the samples inside legacy_sync_lookup: fewer, none lost of
+  // the kind picked; cleared, the report's own again.
+  await flame.locator('[data-testid=flame-kind][data-kind=blocking]').click();
+  const rootTotal = async () => Number(await flame.locator('[data-testid=flame-canvas]').getAttribute('data-root-total'));
+  const before = await rootTotal();
+  await flame.locator('[data-testid=flame-filter-span]').selectOption('legacy_sync_lookup');
+  await page.waitForFunction(
+    (t) => Number(document.querySelector('[data-testid=section-flamegraph] [data-testid=flame-canvas]')?.dataset.rootTotal) !== t,
+    before,
+  );
+  assert.equal(await flame.locator('[data-testid=flame-canvas]').getAttribute('data-kind'), 'blocking');
+  const inside = await rootTotal();
+  assert.ok(inside > 0 && inside < before, `${inside} of ${before} blocking samples inside legacy_sync_lookup`);
+  // The poll bands split them: every blocking sample is in a poll.
+  const blockingIn = async (band) => {
+    await flame.locator('[data-testid=flame-filter-band]').selectOption(band);
+    await flame.locator(`[data-testid=flame-filters][data-band="${band}"]`).waitFor();
+    if (await flame.locator('[data-testid=flame-filter-empty]').count()) return 0;
+    return Number(await flame.locator('[data-testid=flame-kind][data-kind=blocking]').getAttribute('data-total'));
+  };
+  let banded = 0;
+  for (const band of ['polls under 1 ms', 'polls of 1–10 ms', 'polls of 10–50 ms', 'polls over 50 ms']) {
+    banded += await blockingIn(band);
+  }
+  assert.equal(banded, inside);
+  await blockingIn('');
+  await flame.locator('[data-testid=flame-filter-span]').selectOption('');
+  await page.waitForFunction(
+    (t) => Number(document.querySelector('[data-testid=section-flamegraph] [data-testid=flame-canvas]')?.dataset.rootTotal) === t,
+    before,
+  );
+  assert.equal(await flame.locator('[data-testid=flame-canvas]').getAttribute('data-kind'), 'blocking');
+  await flame.locator('[data-testid=flame-kind][data-kind=on-cpu]').click();
 
   // Filter by a route: every span under such a request, as the CLI's --where.
   const handle = section.locator('[data-testid=explorer-row][data-name=handle_request]');

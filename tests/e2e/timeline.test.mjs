@@ -85,16 +85,16 @@ test('the long-poll flag shows its poll, and the link reopens it', { timeout: 24
   // Kernel addresses fold into one entry; the frames after it say what blocked.
   assert.match(await page.locator('[data-testid=poll-diagnosis]').innerText(), /\[kernel\] \(26 frames\)\s+getdents64[\s\S]*load_pem_certs_from_dir/);
   assert.match(await page.locator('[data-testid=task-history]').innerText(), /polled \d+ time\(s\)/);
-  // Between its polls, the await its task dump names.
-  await detail.locator('summary', { hasText: 'what it awaited between them' }).click();
-  const awaits = await detail.locator('[data-testid=awaiting]').allInnerTexts();
-  assert.ok(awaits.some((a) => /\.rs:\d+/.test(a)), `awaits ${JSON.stringify(awaits)}`);
   // Zoomed to the poll: its 32.33 ms take a good part of the window.
   const [a, b] = await windowOf(page);
   assert.ok(b - a < 4 * 32_334_125 && b - a > 32_334_125, `window ${a}–${b}`);
   const url = page.url();
   assert.match(url, /#demo&tv=\d+-\d+&tp=1~\d+~demo-trace\.bin/);
   await page.locator('[data-testid=timeline]').screenshot({ path: path.join(out, 'timeline-long-poll.png') });
+  // Between its polls, the await its task dump names.
+  await detail.locator('summary', { hasText: 'what it awaited between them' }).click();
+  const awaits = await detail.locator('[data-testid=awaiting]').allInnerTexts();
+  assert.ok(awaits.some((a) => /\.rs:\d+/.test(a)), `awaits ${JSON.stringify(awaits)}`);
   // The task's own flamegraph, and its spawn location's, which holds it.
   await detail.locator('summary', { hasText: "flamegraph of task 9's polls" }).click();
   const task = detail.locator('[data-testid=task-flamegraph] [data-testid=flame-canvas]');

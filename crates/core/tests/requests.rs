@@ -425,3 +425,98 @@ fn spawn_to_first_poll_delays_are_each_tasks_first_poll_after_its_spawn() {
         assert_eq!(w.at.file, rel);
     }
 }
+
+#[test]
+fn flamegraph_filters_keep_the_samples_they_name() {
+    use d9lens_core::report::SampleKind as K;
+    use d9lens_core::requests::detail::SampleKind;
+    use d9lens_core::requests::filter::{PollBand, SampleFilter, choices, filtered};
+    use d9lens_core::requests::profiles::profiles_of;
+    use d9lens_core::requests::query::Query;
+    let r = analyze(&["demo-trace.bin"], &with_requests(), None);
+    let details = &r.requests;
+    let d = &details.files[0];
+    let on_cpu = |keep: &dyn Fn(&d9lens_core::requests::detail::SampleRow) -> bool| {
+        d.samples
+            .iter()
+            .filter(|s| s.kind == SampleKind::OnCpu && keep(s))
+            .count() as u64
+    };
+    let total = |f: SampleFilter| filtered(details, &f).total(K::OnCpu);
+    // Unfiltered: every sample, and every dump by its idle time.
+    let all = filtered(details, &SampleFilter::default());
+    assert_eq!(all.total(K::OnCpu), on_cpu(&|_| true));
+    assert_eq!(all.total(K::Waits), d.dumps.iter().map(|x| x.idle_ns).sum::<u64>());
+    // Poll bands split the samples taken in a poll.
+    let banded: u64 = PollBand::ALL
+        .into_iter()
+        .map(|b| {
+            total(SampleFilter {
+                poll_band: Some(b),
+                ..SampleFilter::default()
+            })
+        })
+        .sum();
+    assert_eq!(banded, on_cpu(&|s| s.poll_dur > 0));
+    let c = choices(details);
+    // A spawn location: its tasks' samples; a runtime: its workers' (and no dumps).
+    let loc = c.spawn_locs[0].clone();
+    assert_eq!(
+        total(SampleFilter {
+            spawn_loc: Some(loc.clone()),
+            ..SampleFilter::default()
+        }),
+        on_cpu(&|s| s.task != 0 && d.spawn_loc(s.task) == Some(loc.as_str()))
+    );
+    assert!(c.runtimes.contains(&"io".to_string()), "{:?}", c.runtimes);
+    let io = filtered(
+        details,
+        &SampleFilter {
+            runtime: Some("io".into()),
+            ..SampleFilter::default()
+        },
+    );
+    assert_eq!(
+        io.total(K::OnCpu),
+        on_cpu(&|s| d.runtime(u64::from(s.worker)) == Some("io"))
+    );
+    let kinds = [K::OnCpu, K::Blocking, K::Idle];
+    assert!(
+        kinds.iter().map(|&k| io.total(k)).sum::<u64>() > 0,
+        "samples on the io workers"
+    );
+    assert_eq!(io.total(K::Waits), 0);
+    let tid = c.threads[0];
+    assert_eq!(
+        total(SampleFilter {
+            thread: Some(tid),
+            ..SampleFilter::default()
+        }),
+        on_cpu(&|s| s.tid == tid)
+    );
+    // A name no file has keeps nothing.
+    assert_eq!(
+        total(SampleFilter {
+            runtime: Some("nowhere".into()),
+            ..SampleFilter::default()
+        }),
+        0
+    );
+    // A span: the samples inside its instances, as slow versus typical counts them.
+    let r = analyze(&["blocking.bin"], &with_requests(), None);
+    let name = "legacy_sync_lookup".to_string();
+    let hits = Query {
+        name: Some(name.clone()),
+        ..Query::default()
+    }
+    .hits(&r.requests);
+    let inside = filtered(
+        &r.requests,
+        &SampleFilter {
+            span: Some(name),
+            ..SampleFilter::default()
+        },
+    );
+    assert_eq!(inside, profiles_of(&r.requests, &hits));
+    assert!(inside.total(K::Blocking) > 0);
+}

@@ -62,12 +62,22 @@ pub fn FlamePanel(
     /// The panel's title and test id, when not the report's.
     #[prop(optional)]
     title: Option<(String, &'static str)>,
+    /// The kind of samples last picked, kept by a parent that draws the
+    /// panel anew (its filters): shown again whenever the profiles have it.
+    #[prop(optional)]
+    keep_kind: Option<RwSignal<SampleKind>>,
+    /// Controls of the parent's, under the kinds (its filters).
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     let diff = before.is_some();
     let baseline = before;
     let totals: Vec<(SampleKind, u64)> = KINDS.iter().map(|&k| (k, profiles.total(k))).collect();
     let first = totals.iter().find(|(_, t)| *t > 0).map(|&(k, _)| k)?;
-    let kind = RwSignal::new(first);
+    let kept = keep_kind
+        .map(|k| k.get_untracked())
+        .filter(|&k| totals.iter().any(|&(x, t)| x == k && t > 0));
+    let kind = RwSignal::new(kept.unwrap_or(first));
     let order = RwSignal::new(Order::Name);
     // Stacks open on the application's frames unless asked whole.
     let (whole, inverted) = (RwSignal::new(false), RwSignal::new(false));
@@ -229,8 +239,14 @@ pub fn FlamePanel(
                     data-testid="flame-kind"
                     data-kind=k.name()
                     disabled=total == 0
+                    data-total=total.to_string()
                     aria-pressed=move || (kind.get() == k).to_string()
-                    on:click=move |_| kind.set(k)
+                    on:click=move |_| {
+                        kind.set(k);
+                        if let Some(keep) = keep_kind {
+                            keep.set(k);
+                        }
+                    }
                 >
                     {format!("{} · {}", kind_label(k), if k == SampleKind::Alloc { crate::page::units::bytes(total) } else { total.to_string() })}
                 </button>
@@ -366,6 +382,7 @@ pub fn FlamePanel(
                 <span class="section-sub">"click or Enter to zoom in, Escape or the path to zoom out, arrows to walk"</span>
             </header>
             <div class="tl-toolbar" role="group" aria-label="Samples">{kinds}</div>
+            {children.map(|c| c())}
             <div class="tl-toolbar">
                 <label>
                     "Search "

@@ -7,6 +7,7 @@ mod charts;
 mod compare;
 mod cpu_hotspots;
 mod events;
+mod flame_filters;
 mod kernel_wait;
 mod lifecycle;
 mod long_polls;
@@ -24,7 +25,6 @@ mod summary;
 mod widgets;
 mod workers;
 
-use crate::page::flame::FlamePanel;
 use crate::page::session::AppState;
 use crate::page::timeline::TimelinePanel;
 use d9lens_core::report::Report;
@@ -98,7 +98,7 @@ pub fn ReportView(report: Arc<Report>, state: AppState) -> impl IntoView {
                                 </p>
                             })}
                             {compare::view(&rest, state)}
-                            <FlamePanel profiles=rest.profiles.clone() />
+                            <flame_filters::FilteredFlame profiles=rest.profiles.clone() details=rest.requests.clone() />
                             {red_flags::view(r)}
                             {requests::view(rest.requests.clone())}
                             {events::view(rest.requests.clone())}

@@ -9,6 +9,7 @@ pub mod build;
 pub mod detail;
 pub mod events;
 pub mod explore;
+pub mod filter;
 pub mod kept;
 pub mod parents;
 pub mod profiles;
