@@ -46,6 +46,12 @@
 //       FILE=PATH: every segment a copy of that one (a small one: what a
 //       file costs apart from its analysis, at thousands of files).
 //
+//   node scripts/bench-browser.mjs explorer [COPIES=2] [RUNS=5]
+//       the span explorer over COPIES copies of the demo trace (~52k span
+//       instances each): a field filter (MetricName=cpu) typed and applied,
+//       and slow versus typical (p99) of the two most frequent spans in turn;
+//       the answer's own time in wasm and the wall time to the frame showing it.
+//
 //   node scripts/bench-browser.mjs listing [KEYS=100000] [RUNS=3]
 //       a generated bucket of KEYS segment keys (dial9's v1 layout, 10 services
 //       × 20 hosts, two boots each, busy and quiet hosts) served as ListObjectsV2
@@ -348,6 +354,56 @@ async function flameBench(copies, steps) {
     console.log(`${copies} × demo-trace.bin: idle-park flamegraph of ${shown.samples} samples`);
     console.log(`click → shown ${shown.wall.toFixed(1)} ms (build ${shown.build.toFixed(1)} ms, first paint ${shown.paint.toFixed(1)} ms)`);
     console.log(`${steps} zoom frames: paint p50 ${pct(frames, 50).toFixed(2)} ms, p95 ${pct(frames, 95).toFixed(2)} ms, max ${Math.max(...frames).toFixed(2)} ms`);
+  });
+}
+
+async function explorerBench(copies, runs) {
+  await withDemoCopies(copies, async (page) => {
+    const section = page.locator('[data-testid=section-requests]');
+    await section.waitFor({ timeout: 600_000 });
+    await page.waitForTimeout(500);
+    const instances = await section.locator('[data-testid=explorer-row]').evaluateAll((rows) =>
+      rows.reduce((n, r) => n + Number(r.dataset.count), 0),
+    );
+    const filter = [];
+    const slow = [];
+    for (let i = 0; i < runs; i++) {
+      // A field filter: typed, applied, the table answered.
+      filter.push(
+        await page.evaluate(async () => {
+          const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+          const input = document.querySelector('[data-testid=span-filter]');
+          const t0 = performance.now();
+          input.value = 'MetricName=cpu';
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+          input.form.requestSubmit();
+          while (!document.querySelector('[data-testid=span-filter-chip]')) await nextFrame();
+          const t1 = await nextFrame();
+          const compute = Number(document.querySelector('[data-testid=explorer-table]').dataset.exploreMs);
+          document.querySelector('[data-testid=span-filter-chip] button').click();
+          while (document.querySelector('[data-testid=span-filter-chip]')) await nextFrame();
+          return { wall: t1 - t0, compute };
+        }),
+      );
+      // Slow (over p99) versus typical of one of the two most frequent spans,
+      // in turn (a panel is answered when it opens).
+      slow.push(
+        await page.evaluate(async (k) => {
+          const nextFrame = () => new Promise((done) => requestAnimationFrame(done));
+          const row = document.querySelectorAll('[data-testid=explorer-row]')[k % 2];
+          const sel = `[data-testid=span-panel][data-name="${CSS.escape(row.dataset.name)}"] [data-testid=slow-answer]`;
+          const t0 = performance.now();
+          row.querySelector('[data-testid=explorer-open]').click();
+          while (!document.querySelector(sel)) await nextFrame();
+          const t1 = await nextFrame();
+          return { wall: t1 - t0, compute: Number(document.querySelector(sel).dataset.slowMs) };
+        }, i),
+      );
+    }
+    const show = (xs, k) => `${k} p50 ${median(xs.map((x) => x[k])).toFixed(1)} ms`;
+    console.log(`${copies} × demo-trace.bin: ${instances} span instances`);
+    console.log(`filter MetricName=cpu: ${show(filter, 'compute')} (explore), ${show(filter, 'wall')} (to the frame showing it)`);
+    console.log(`slow vs typical (p99): ${show(slow, 'compute')} (answer), ${show(slow, 'wall')} (click to the frame showing it)`);
   });
 }
 
@@ -800,6 +856,7 @@ else if (mode === 'fleet') await fleet(Number(args[0] ?? 240), Number(args[1] ??
 else if (mode === 'listing') await listing(Number(args[0] ?? 100_000), Number(args[1] ?? 3));
 else if (mode === 'timeline') await timelineBench(Number(args[0] ?? 10), Number(args[1] ?? 200));
 else if (mode === 'flame') await flameBench(Number(args[0] ?? 15), Number(args[1] ?? 100));
+else if (mode === 'explorer') await explorerBench(Number(args[0] ?? 2), Number(args[1] ?? 5));
 else {
   console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS] | timeline [COPIES] [STEPS] | flame [COPIES] [STEPS] | fleet [COUNT] [RUNS]');
   process.exit(2);

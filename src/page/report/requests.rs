@@ -31,12 +31,17 @@ fn SpanExplorer(details: Arc<Details>) -> impl IntoView {
     let typed = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
     let for_explorer = details.clone();
+    // The browser benchmark reads how long the last answer took.
+    let explore_ms = StoredValue::new(0.0);
     let explorer = Memo::new(move |_| {
         let query = Query {
             fields: filters.get(),
             ..Query::default()
         };
-        explore(&for_explorer, &query)
+        let started = crate::clock::now_ms();
+        let e = explore(&for_explorer, &query);
+        explore_ms.set_value(crate::clock::now_ms() - started);
+        e
     });
     let add = move |pair: (String, String)| {
         filters.update(|f| {
@@ -85,7 +90,14 @@ fn SpanExplorer(details: Arc<Details>) -> impl IntoView {
                 {chips}
             </form>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
-            {move || summary_table(&explorer.get(), chosen)}
+            {move || {
+                let e = explorer.get();
+                view! {
+                    <div data-testid="explorer-table" data-explore-ms=format!("{:.2}", explore_ms.get_value())>
+                        {summary_table(&e, chosen)}
+                    </div>
+                }
+            }}
             {move || {
                 let e = explorer.get();
                 let name = chosen.get()?;
@@ -221,13 +233,17 @@ fn SpanPanel(
     let problem = RwSignal::new(None::<String>);
     let slow_name = name.clone();
     // (Derived, not memoized: an answer is read once per threshold.)
+    let slow_ms = StoredValue::new(0.0);
     let slow = Signal::derive(move || {
         let query = Query {
             name: Some(slow_name.clone()),
             fields: filters.clone(),
             ..Query::default()
         };
-        slow_vs_typical(&details, &query, threshold.get()).map(Arc::new)
+        let started = crate::clock::now_ms();
+        let answer = slow_vs_typical(&details, &query, threshold.get()).map(Arc::new);
+        slow_ms.set_value(crate::clock::now_ms() - started);
+        answer
     });
     let pick = move || match Threshold::parse(&typed.get_untracked()) {
         Ok(t) => {
@@ -265,9 +281,12 @@ fn SpanPanel(
                 <button type="submit">"Compare"</button>
             </form>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
-            {move || match slow.get() {
-                Some(s) => slow_view(&s).into_any(),
-                None => view! { <p class="muted">"Nothing to compare."</p> }.into_any(),
+            {move || {
+                let answer = match slow.get() {
+                    Some(s) => slow_view(&s).into_any(),
+                    None => view! { <p class="muted">"Nothing to compare."</p> }.into_any(),
+                };
+                view! { <div data-testid="slow-answer" data-slow-ms=format!("{:.2}", slow_ms.get_value())>{answer}</div> }
             }}
         </div>
     }
