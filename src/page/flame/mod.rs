@@ -44,7 +44,7 @@ fn kind_label(kind: SampleKind) -> &'static str {
 }
 
 /// The kinds offered: off-CPU is shown as its two halves.
-const KINDS: [SampleKind; 5] = [
+pub(crate) const KINDS: [SampleKind; 5] = [
     SampleKind::OnCpu,
     SampleKind::Blocking,
     SampleKind::Waits,

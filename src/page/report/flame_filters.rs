@@ -3,7 +3,7 @@
 //! thread, a runtime, a host. Unfiltered it shows the report's own
 //! profiles; filtered, what `requests::filter` keeps of the run's details.
 
-use crate::page::flame::FlamePanel;
+use crate::page::flame::{FlamePanel, KINDS};
 use d9lens_core::report::{Profiles, SampleKind};
 use d9lens_core::requests::filter::{PollBand, SampleFilter, choices, filtered};
 use d9lens_core::requests::kept::Details;
@@ -27,7 +27,6 @@ pub fn FilteredFlame(profiles: Arc<Profiles>, details: Arc<Details>) -> impl Int
     });
     let any = |v: String| (!v.is_empty()).then_some(v);
     let bar = move || {
-        let c = c.clone();
         view! {
             <div class="tl-toolbar flame-filters" role="group" aria-label="Filters" data-testid="flame-filters"
                 data-span=filter.with_untracked(|f| f.span.clone().unwrap_or_default())
@@ -57,15 +56,7 @@ pub fn FilteredFlame(profiles: Arc<Profiles>, details: Arc<Details>) -> impl Int
     (move || {
         let bar = bar.clone();
         let p = shown.get().0;
-        let empty = [
-            SampleKind::OnCpu,
-            SampleKind::Blocking,
-            SampleKind::Waits,
-            SampleKind::Idle,
-            SampleKind::Alloc,
-        ]
-        .iter()
-        .all(|&k| p.total(k) == 0);
+        let empty = KINDS.iter().all(|&k| p.total(k) == 0);
         match empty {
             false => view! { <FlamePanel profiles=p keep_kind=kind>{bar()}</FlamePanel> }.into_any(),
             true => view! {

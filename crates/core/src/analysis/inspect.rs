@@ -9,9 +9,8 @@ use super::stacks::{FrameTable, Group, Symbolizer, group_chains};
 use super::workers::{self, Poll, Timelines};
 use super::zoom::{self, Zoom};
 use crate::export::chrome::known_wakes;
-use crate::frames::format_frame;
 use crate::hashing::FastMap;
-use crate::profile::calls::naming_frame;
+use crate::profile::calls::naming_text;
 use crate::report::Profiles;
 use crate::trace::{ParsedTrace, StrId, Wake, Window};
 use serde::{Deserialize, Serialize};
@@ -188,7 +187,7 @@ fn name_idle_gaps(trace: &ParsedTrace, task: u64, polls: &mut [(u64, u64, TaskPo
                 let stack = trace.app.dump_chains.get(chain as usize)?;
                 let ids = symbolizer.stack(stack);
                 let frames = symbolizer.table().resolve(&ids);
-                naming_frame(&frames).map(|f| format_frame(&f.symbol, f.location.as_deref()))
+                naming_text(&frames)
             })
             .clone();
     }

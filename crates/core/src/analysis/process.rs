@@ -54,17 +54,17 @@ impl FirstPolls {
     /// `first_poll`: a task's first poll start in the file, if it has one.
     pub fn of(file: &str, trace: &ParsedTrace, first_poll: impl Fn(u64) -> Option<u64>) -> FirstPolls {
         let mut out = FirstPolls::default();
+        // The longest; among equals the earliest spawn, then the lowest task id.
+        let rank = |(delay, spawned, task): (u64, u64, u64)| (delay, std::cmp::Reverse((spawned, task)));
         let mut worst: Option<(u64, u64, u64)> = None;
         for (&task, &spawned) in &trace.task_spawn_times {
             let Some(delay) = first_poll(task).and_then(|p| p.checked_sub(spawned)) else {
                 continue;
             };
             out.slow += u64::from(delay > FIRST_POLL_SLOW_NS);
-            // The longest; among equals the earliest spawn, then the lowest task id.
-            if worst
-                .is_none_or(|(d, s, t)| (delay, std::cmp::Reverse((spawned, task))) > (d, std::cmp::Reverse((s, t))))
-            {
-                worst = Some((delay, spawned, task));
+            let this = (delay, spawned, task);
+            if worst.is_none_or(|w| rank(this) > rank(w)) {
+                worst = Some(this);
             }
         }
         out.worst = worst.map(|(delay, spawned, task)| FirstPollDelay {

@@ -9,6 +9,17 @@ use crate::frames::format_frame;
 use crate::profile::origin::is_kernel_address;
 use crate::report::{BlockingCall, Finding, Frame, Moment, Severity};
 
+/// A task that waited for a worker longer than this is critical.
+const CRITICAL_WAIT_NS: u64 = 50_000_000;
+
+/// How bad a wait for a worker was (a woken task's, a new task's), by the worst one.
+fn wait_severity(worst_ns: u64) -> Severity {
+    match worst_ns > CRITICAL_WAIT_NS {
+        true => Severity::Critical,
+        false => Severity::Warning,
+    }
+}
+
 fn flag(severity: Severity, check: &str, message: String, fix: &str) -> Finding {
     Finding {
         severity,
@@ -100,11 +111,7 @@ pub fn scan(acc: &Acc, top_call: Option<&BlockingCall>) -> Vec<Finding> {
     if f.delays_over_5ms > 0 {
         let worst = acc.delay_worst.first().map_or(0, |d| d.delay);
         let mut f = flag(
-            if worst > 50_000_000 {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            },
+            wait_severity(worst),
             "sched-delay",
             format!(
                 "{} scheduling delays > 5ms (worst: {}ms)",
@@ -301,11 +308,7 @@ fn process_flags(p: &ProcessPartial) -> Vec<Finding> {
             .as_deref()
             .map_or(String::new(), |l| format!(", spawned at {l}"));
         let mut f = flag(
-            if w.at.dur_ns > 50_000_000 {
-                Severity::Critical
-            } else {
-                Severity::Warning
-            },
+            wait_severity(w.at.dur_ns),
             "first-poll-delay",
             format!(
                 "{} new task(s) waited > {}ms from spawn to first poll (worst: {}, task {}{from})",

@@ -31,6 +31,11 @@ pub fn naming_frame(leaf_first: &[Frame]) -> Option<Frame> {
     }
 }
 
+/// `naming_frame` as the text a person reads (`format_frame`).
+pub fn naming_text(leaf_first: &[Frame]) -> Option<String> {
+    naming_frame(leaf_first).map(|f| format_frame(&f.symbol, f.location.as_deref()))
+}
+
 /// The frame an allocation site is named by: `naming_frame` of the stack
 /// above its allocation machinery, the leaf-side run of allocator frames
 /// (Rust's `alloc`, the global allocator and a profiler's hook in it,

@@ -209,6 +209,15 @@ impl FileDetail {
         self.strings.iter().position(|s| s == text).map(|i| i as u32)
     }
 
+    /// A query's optional text resolved: `Some(None)` when unset, `None`
+    /// when set to a text the file lacks (nothing of it can match).
+    pub fn find_wanted(&self, text: Option<&str>) -> Option<Option<u32>> {
+        match text {
+            Some(t) => self.find(t).map(Some),
+            None => Some(None),
+        }
+    }
+
     pub fn values_of(&self, e: &EventRow) -> &[EventValue] {
         let n = self.event_types[e.kind as usize].fields.len();
         &self.values[e.first as usize..e.first as usize + n]
@@ -230,15 +239,24 @@ impl FileDetail {
 
     /// The spawn location of `task`, if known.
     pub fn spawn_loc(&self, task: u64) -> Option<&str> {
+        self.spawn_loc_id(task).map(|loc| self.text(loc))
+    }
+
+    /// `spawn_loc` as a string index.
+    pub fn spawn_loc_id(&self, task: u64) -> Option<u32> {
         let i = self.tasks.binary_search_by_key(&task, |t| t.task).ok()?;
-        let loc = self.tasks[i].loc;
-        (loc != NONE).then(|| self.text(loc))
+        Some(self.tasks[i].loc).filter(|&loc| loc != NONE)
     }
 
     /// The runtime of a worker, if the metadata names one.
     pub fn runtime(&self, worker: u64) -> Option<&str> {
+        self.runtime_id(worker).map(|r| self.text(r))
+    }
+
+    /// `runtime` as a string index.
+    pub fn runtime_id(&self, worker: u64) -> Option<u32> {
         let i = self.runtimes.binary_search_by_key(&worker, |r| r.0).ok()?;
-        Some(self.text(self.runtimes[i].1))
+        Some(self.runtimes[i].1)
     }
 
     /// Memory held, about (what the run's budget for details counts).

@@ -8,10 +8,9 @@ use super::kept::Details;
 use super::profiles::idle_within;
 use super::query::{Hit, Query};
 use super::split::Split;
-use crate::frames::format_frame;
 use crate::hashing::FastMap;
 use crate::hdr::{LogBin, Tally};
-use crate::profile::calls::naming_frame;
+use crate::profile::calls::naming_text;
 use crate::report::Frame;
 use crate::report::{BINS_PER_DECADE, Moment};
 use indexmap::IndexMap;
@@ -255,10 +254,7 @@ fn awaits(
                 .iter()
                 .filter_map(|&f| d.frames.get(f).cloned())
                 .collect();
-            naming_frame(&frames).map_or_else(
-                || "(no frames)".to_string(),
-                |f| format_frame(&f.symbol, f.location.as_deref()),
-            )
+            naming_text(&frames).unwrap_or_else(|| "(no frames)".to_string())
         });
         let e = by_frame.entry(name.clone()).or_default();
         e.0 += dumps;

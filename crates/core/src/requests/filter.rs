@@ -5,7 +5,7 @@
 //! follow the spawn location, span and host filters; they have no poll,
 //! thread or runtime, so those filters leave them out.
 
-use super::detail::{FileDetail, NONE};
+use super::detail::FileDetail;
 use super::kept::Details;
 use super::profiles::{ProfileBuilder, inside};
 use super::query::{Query, host_boot};
@@ -136,10 +136,10 @@ pub fn choices(details: &Details) -> Choices {
 /// The profiles of the samples and dumps `f` keeps.
 pub fn filtered(details: &Details, f: &SampleFilter) -> Profiles {
     let mut builder = ProfileBuilder::default();
+    // (Files of another host are passed over below, hits or not.)
     let hits = f.span.as_ref().map(|name| {
         Query {
             name: Some(name.clone()),
-            host: f.host.clone(),
             ..Query::default()
         }
         .hits(details)
@@ -148,6 +148,7 @@ pub fn filtered(details: &Details, f: &SampleFilter) -> Profiles {
         if f.host.is_some() && host_boot(&d.file).0 != f.host {
             continue;
         }
+        let Some(keep) = Keep::new(d, f) else { continue };
         let (samples, dumps) = match &hits {
             Some(hits) => {
                 let lo = hits.partition_point(|h| (h.file as usize) < i);
@@ -162,7 +163,6 @@ pub fn filtered(details: &Details, f: &SampleFilter) -> Profiles {
                 d.dumps.iter().enumerate().map(|(k, x)| (k, x.idle_ns)).collect(),
             ),
         };
-        let Some(keep) = Keep::new(d, f) else { continue };
         let samples: Vec<usize> = samples.into_iter().filter(|&k| keep.sample(d, k)).collect();
         let dumps: Vec<(usize, u64)> = match keep.dumps {
             true => dumps
@@ -188,13 +188,9 @@ struct Keep {
 impl Keep {
     /// `None` when the file holds no sample the filter keeps (a name it lacks).
     fn new(d: &FileDetail, f: &SampleFilter) -> Option<Keep> {
-        let find = |s: &Option<String>| match s {
-            Some(s) => d.find(s).map(Some),
-            None => Some(None),
-        };
         Some(Keep {
-            loc: find(&f.spawn_loc)?,
-            runtime: find(&f.runtime)?,
+            loc: d.find_wanted(f.spawn_loc.as_deref())?,
+            runtime: d.find_wanted(f.runtime.as_deref())?,
             band: f.poll_band,
             thread: f.thread,
             dumps: f.poll_band.is_none() && f.thread.is_none() && f.runtime.is_none(),
@@ -203,21 +199,16 @@ impl Keep {
 
     fn task(&self, d: &FileDetail, task: u64) -> bool {
         let Some(loc) = self.loc else { return true };
-        task != 0
-            && d.tasks
-                .binary_search_by_key(&task, |t| t.task)
-                .is_ok_and(|i| d.tasks[i].loc == loc && loc != NONE)
+        task != 0 && d.spawn_loc_id(task) == Some(loc)
     }
 
     fn sample(&self, d: &FileDetail, k: usize) -> bool {
         let s = &d.samples[k];
         self.band.is_none_or(|b| b.holds(s.poll_dur))
             && self.thread.is_none_or(|t| s.tid == t)
-            && self.runtime.is_none_or(|r| {
-                d.runtimes
-                    .binary_search_by_key(&u64::from(s.worker), |x| x.0)
-                    .is_ok_and(|i| d.runtimes[i].1 == r)
-            })
+            && self
+                .runtime
+                .is_none_or(|r| d.runtime_id(u64::from(s.worker)) == Some(r))
             && self.task(d, s.task)
     }
 }

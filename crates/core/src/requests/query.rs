@@ -74,19 +74,15 @@ impl Query {
                 return None;
             }
         }
-        let find = |s: &Option<String>| match s {
-            Some(s) => d.find(s).map(Some),
-            None => Some(None),
-        };
         let fields = self
             .fields
             .iter()
             .map(|(k, v)| Some((d.find(k)?, d.find(v)?)))
             .collect::<Option<Vec<_>>>()?;
         Some(Resolved {
-            name: find(&self.name)?,
+            name: d.find_wanted(self.name.as_deref())?,
             fields,
-            parent: find(&self.parent)?,
+            parent: d.find_wanted(self.parent.as_deref())?,
         })
     }
 

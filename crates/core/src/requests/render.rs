@@ -121,6 +121,16 @@ fn split_text(s: &Split, unattributed: u64) -> String {
 }
 
 /// `d9lens spans`, for a terminal.
+/// `    label: name ×count (time), …`, or nothing for an empty list.
+fn counted_line<'a>(out: &mut String, label: &str, items: impl Iterator<Item = (&'a str, u64, u64)>) {
+    let items: Vec<String> = items
+        .map(|(name, count, ns)| format!("{name} ×{count} ({})", fmt_dur(ns as f64)))
+        .collect();
+    if !items.is_empty() {
+        let _ = writeln!(out, "    {label}: {}", items.join(", "));
+    }
+}
+
 pub fn spans_text(e: &Explorer, slow: Option<&SlowVsTypical>) -> String {
     let mut out = String::new();
     let d = |ns: u64| fmt_dur(ns as f64);
@@ -162,22 +172,10 @@ pub fn spans_text(e: &Explorer, slow: Option<&SlowVsTypical>) -> String {
             };
             let _ = writeln!(out, "    {}: {values}", f.name);
         }
-        if !s.children.is_empty() {
-            let kids: Vec<String> = s
-                .children
-                .iter()
-                .map(|c| format!("{} ×{} ({})", c.name, c.count, d(c.total_ns)))
-                .collect();
-            let _ = writeln!(out, "    children: {}", kids.join(", "));
-        }
-        if !s.awaits.is_empty() {
-            let awaits: Vec<String> = s
-                .awaits
-                .iter()
-                .map(|a| format!("{} ×{} ({})", a.frame, a.dumps, d(a.wait_ns)))
-                .collect();
-            let _ = writeln!(out, "    awaiting (task dumps): {}", awaits.join(", "));
-        }
+        let kids = s.children.iter().map(|c| (c.name.as_str(), c.count, c.total_ns));
+        counted_line(&mut out, "children", kids);
+        let awaits = s.awaits.iter().map(|a| (a.frame.as_str(), a.dumps, a.wait_ns));
+        counted_line(&mut out, "awaiting (task dumps)", awaits);
         if let Some(x) = s.exemplars.first() {
             let _ = writeln!(out, "    slowest: {}", instance_text(x));
         }

@@ -61,7 +61,7 @@ impl EventLanes {
         let mut kept = 0usize;
         let mut left_out = 0u64;
         for (f, d) in details.files.iter().enumerate() {
-            let Some(map) = scene.files.iter().position(|t| t.file == d.file).map(|i| scene.maps[i]) else {
+            let Some(map) = scene.file_index(&d.file).map(|i| scene.maps[i]) else {
                 continue;
             };
             for (i, e) in d.events.iter().enumerate() {

@@ -230,7 +230,7 @@ impl Scene {
         })
     }
 
-    fn file_index(&self, file: &str) -> Option<usize> {
+    pub(super) fn file_index(&self, file: &str) -> Option<usize> {
         self.files.iter().position(|t| t.file == file)
     }
 
