@@ -98,8 +98,12 @@ impl SpanHalf {
         for s in &spans.spans {
             let task = s.task_id.map_or(0, |t| t.get());
             let first_field = d.fields.len() as u32;
-            for &(k, v) in trace.app.field_sets.get(s.fields) {
-                d.fields.push((texts.id(k, strings), texts.id(v, strings)));
+            for (k, v) in trace.app.span_fields(s.fields) {
+                let v = match v {
+                    Value::Text(v) => texts.id(v, strings),
+                    v => texts.of(&AppEvents::text(v, strings).unwrap_or_default()),
+                };
+                d.fields.push((texts.id(k, strings), v));
             }
             let dur = s.end.saturating_sub(s.start);
             d.spans.push(SpanRow {

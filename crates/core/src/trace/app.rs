@@ -4,7 +4,7 @@
 //! idle task was awaiting). Decoded into one `AppEvents` per trace, bounded
 //! by named limits: a file past one keeps decoding, and says what it left out.
 
-use super::model::{StrId, Strings};
+use super::model::{SpanFields, StrId, Strings};
 use crate::hashing::FastMap;
 use serde::{Deserialize, Serialize};
 
@@ -19,8 +19,8 @@ pub const MAX_EVENTS: usize = 1 << 20;
 /// Task dumps one file may keep.
 pub const MAX_TASK_DUMPS: usize = 1 << 20;
 
-/// A set of span fields, interned: a span entered a thousand times names
-/// one set, and so do its enters and exits.
+/// A set of span fields: a span's enters and exits name the one set while
+/// its fields stay the same (the decoder remembers each open span's last).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct FieldSetId(pub u32);
 
@@ -29,13 +29,14 @@ impl FieldSetId {
     pub const EMPTY: FieldSetId = FieldSetId(0);
 }
 
-/// Interned field sets: (name, value as text) pairs, in schema order.
+/// Span field sets: (name, value as text) pairs, in schema order, back to
+/// back. Not deduplicated: nearly every span holds a value of its own (a
+/// request id), so looking for an equal set cost more than the set.
 #[derive(Debug, Clone)]
 pub struct FieldSets {
     /// Set `i` is `pairs[ends[i - 1]..ends[i]]` (set 0 is empty).
     pairs: Vec<(StrId, StrId)>,
     ends: Vec<u32>,
-    ids: FastMap<Box<[(StrId, StrId)]>, FieldSetId>,
 }
 
 impl Default for FieldSets {
@@ -43,24 +44,18 @@ impl Default for FieldSets {
         FieldSets {
             pairs: Vec::new(),
             ends: vec![0],
-            ids: FastMap::default(),
         }
     }
 }
 
 impl FieldSets {
-    pub fn intern(&mut self, set: &[(StrId, StrId)]) -> FieldSetId {
+    pub fn push(&mut self, set: &[(StrId, StrId)]) -> FieldSetId {
         if set.is_empty() {
             return FieldSetId::EMPTY;
         }
-        if let Some(&id) = self.ids.get(set) {
-            return id;
-        }
-        let id = FieldSetId(self.ends.len() as u32);
         self.pairs.extend_from_slice(set);
         self.ends.push(self.pairs.len() as u32);
-        self.ids.insert(set.into(), id);
-        id
+        FieldSetId(self.ends.len() as u32 - 1)
     }
 
     pub fn get(&self, id: FieldSetId) -> &[(StrId, StrId)] {
@@ -82,19 +77,43 @@ impl FieldSets {
 
     /// Bytes held, about.
     pub fn bytes(&self) -> usize {
-        self.pairs.len() * 16 + self.ends.len() * 4 * 3
+        self.pairs.len() * 8 + self.ends.len() * 4
     }
 
-    /// Every set of `later`, its strings remapped, taken in: what each of its ids became.
+    /// Every set of `later`, its strings remapped, appended: what each of its ids became.
     pub(super) fn absorb(&mut self, later: &FieldSets, remap: impl Fn(StrId) -> StrId) -> Vec<FieldSetId> {
         let mut buf = Vec::new();
         (0..later.len() as u32)
             .map(|i| {
                 buf.clear();
                 buf.extend(later.get(FieldSetId(i)).iter().map(|&(k, v)| (remap(k), remap(v))));
-                self.intern(&buf)
+                self.push(&buf)
             })
             .collect()
+    }
+}
+
+/// What the ids of a later part became once appended (`AppEvents::append`).
+pub(super) struct Absorbed {
+    sets: Vec<FieldSetId>,
+    kinds: Vec<u32>,
+    /// Where its values start.
+    values: u32,
+}
+
+impl Absorbed {
+    pub(super) fn set(&self, id: FieldSetId) -> FieldSetId {
+        self.sets[id.0 as usize]
+    }
+
+    pub(super) fn fields(&self, fields: SpanFields) -> SpanFields {
+        match fields {
+            SpanFields::Set(id) => SpanFields::Set(self.set(id)),
+            SpanFields::Event { kind, first } => SpanFields::Event {
+                kind: self.kinds[kind as usize],
+                first: self.values + first,
+            },
+        }
     }
 }
 
@@ -145,6 +164,10 @@ pub struct EventField {
 pub struct EventType {
     pub name: StrId,
     pub fields: Vec<EventField>,
+    /// Bit `i` set: field `i` is an attribute of the span the event projects
+    /// to (a schema annotated with `dial9.role`: the fields no role names,
+    /// and the one naming the span). `MAX_FIELDS` fields fit.
+    pub span_attributes: u64,
 }
 
 /// A field's value as recorded.
@@ -259,6 +282,27 @@ impl AppEvents {
         self.values.get(from..from + n).unwrap_or(&[])
     }
 
+    /// A span's fields as (name, value): an interned set's text, or the
+    /// attributes of its event (in schema order, absent values skipped).
+    pub fn span_fields(&self, fields: SpanFields) -> impl Iterator<Item = (StrId, Value)> + '_ {
+        let (set, event) = match fields {
+            SpanFields::Set(id) => (self.field_sets.get(id), None),
+            SpanFields::Event { kind, first } => (&[][..], self.types.get(kind as usize).map(|t| (t, first))),
+        };
+        let from_set = set.iter().map(|&(k, v)| (k, Value::Text(v)));
+        let from_event = event.into_iter().flat_map(move |(t, first)| {
+            let values = self
+                .values
+                .get(first as usize..first as usize + t.fields.len())
+                .unwrap_or(&[]);
+            let attributes = t.fields.iter().zip(values).enumerate();
+            attributes
+                .filter(move |&(i, (_, v))| t.span_attributes >> i & 1 == 1 && *v != Value::Absent)
+                .map(|(_, (f, &v))| (f.name, v))
+        });
+        from_set.chain(from_event)
+    }
+
     pub(super) fn bytes(&self) -> usize {
         self.field_sets.bytes()
             + self.events.len() * size_of::<CustomEvent>()
@@ -270,7 +314,7 @@ impl AppEvents {
     }
 
     /// The events of a later part of the same trace, taken in (`Builder::append`).
-    pub(super) fn append(&mut self, later: AppEvents, strings: &impl Fn(StrId) -> StrId) -> Vec<FieldSetId> {
+    pub(super) fn append(&mut self, later: AppEvents, strings: &impl Fn(StrId) -> StrId) -> Absorbed {
         let AppEvents {
             field_sets,
             types,
@@ -321,7 +365,11 @@ impl AppEvents {
         self.thread_names
             .extend(thread_names.into_iter().map(|(tid, name)| (tid, strings(name))));
         self.left_out.add(&left_out);
-        sets
+        Absorbed {
+            sets,
+            kinds,
+            values: base,
+        }
     }
 
     /// Keeps the events and dumps whose time passes `keep`.
@@ -348,7 +396,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn field_sets_are_interned_and_the_empty_set_is_zero() {
+    fn field_sets_are_kept_in_order_and_the_empty_set_is_zero() {
         let mut strings = Strings::default();
         let (k, v, w) = (
             strings.intern("route"),
@@ -356,13 +404,14 @@ mod tests {
             strings.intern("POST /"),
         );
         let mut sets = FieldSets::default();
-        assert_eq!(sets.intern(&[]), FieldSetId::EMPTY);
-        let a = sets.intern(&[(k, v)]);
-        let b = sets.intern(&[(k, w)]);
-        assert_ne!(a, b);
-        assert_eq!(sets.intern(&[(k, v)]), a);
+        assert_eq!(sets.push(&[]), FieldSetId::EMPTY);
+        let a = sets.push(&[(k, v)]);
+        let b = sets.push(&[(k, w)]);
+        let c = sets.push(&[(k, v), (k, w)]);
+        assert_eq!((a, b, c), (FieldSetId(1), FieldSetId(2), FieldSetId(3)));
         assert_eq!(sets.get(a), &[(k, v)]);
         assert_eq!(sets.get(b), &[(k, w)]);
+        assert_eq!(sets.get(c), &[(k, v), (k, w)]);
         assert_eq!(sets.get(FieldSetId::EMPTY), &[]);
         // An id no set has (from a crafted wire) reads as empty.
         assert_eq!(sets.get(FieldSetId(99)), &[]);

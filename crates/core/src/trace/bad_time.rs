@@ -86,7 +86,7 @@ impl ParsedTrace {
         self.task_spawn_times.retain(|_, ts| keep(*ts));
         self.task_terminate_times.retain(|_, ts| keep(*ts));
         self.span_events.retain(|e| match e.event {
-            SpanEvent::Single { start, end, .. } => keep(e.ts) && keep(start) && keep(end),
+            SpanEvent::Single { start, .. } => keep(e.ts) && keep(start),
             _ => keep(e.ts),
         });
         self.time.absurd = dropped;
@@ -102,7 +102,7 @@ impl ParsedTrace {
             self.span_events
                 .iter()
                 .flat_map(|e| match e.event {
-                    SpanEvent::Single { start, end, .. } => Some([start, end]),
+                    SpanEvent::Single { start, .. } => Some([start, e.ts]),
                     _ => None,
                 })
                 .flatten(),

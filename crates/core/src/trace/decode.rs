@@ -355,14 +355,19 @@ struct Plan {
     kind: Kind,
     field_count: usize,
     slots: Slots,
-    /// Custom events: the single-event span projection, compiled for this
-    /// many annotations (annotation frames may arrive after the schema).
-    projection: Option<(usize, Option<Projection>)>,
-    /// Custom events: their type in `AppEvents::types` (none past
-    /// `MAX_EVENT_TYPES`), for this many annotations.
-    event_type: Option<(usize, Option<u32>)>,
+    /// Custom events: what they are, read for this many annotations
+    /// (annotation frames may arrive after the schema).
+    custom: Option<(usize, Custom)>,
     /// Span enters and exits: the fields kept, as (position, name).
     span_fields: Option<Box<[(usize, StrId)]>>,
+}
+
+/// What a custom event schema is.
+struct Custom {
+    /// Its type in `AppEvents::types` (none past `MAX_EVENT_TYPES`).
+    event_type: Option<u32>,
+    /// How it projects onto a single-event span, if it does.
+    projection: Option<Projection>,
 }
 
 /// The plans of one decoder's type ids.
@@ -397,8 +402,7 @@ impl Plans {
                 kind: Kind::of(ev.name),
                 field_count: ev.schema.fields().len(),
                 slots: Slots::of(ev.schema),
-                projection: None,
-                event_type: None,
+                custom: None,
                 span_fields: None,
             });
         }
@@ -459,15 +463,20 @@ impl Default for Budget {
 /// trace filled that far get the space, however many workers it names.
 /// wasm32 commits what it reserves: there lists grow as usual.
 fn push_event<T>(list: &mut Vec<T>, event: T) {
+    make_room(list, 1);
+    list.push(event);
+}
+
+/// `push_event`'s growth, for `n` events appended together.
+fn make_room<T>(list: &mut Vec<T>, n: usize) {
     const BIG: usize = 1 << 20;
     const RESERVED: usize = 32 << 20;
-    if list.len() == list.capacity() && cfg!(target_pointer_width = "64") {
+    if list.len() + n > list.capacity() && cfg!(target_pointer_width = "64") {
         let bytes = list.len() * size_of::<T>();
         if (BIG..RESERVED).contains(&bytes) {
-            list.reserve_exact(RESERVED / size_of::<T>() - list.len());
+            list.reserve_exact((RESERVED / size_of::<T>()).max(list.len() + n) - list.len());
         }
     }
-    list.push(event);
 }
 
 impl Builder {
@@ -721,10 +730,7 @@ impl Builder {
                 push_event(&mut t.span_events, TimedSpanEvent { ts, event });
             }
             Kind::TaskDump => self.task_dump(&f, ts),
-            Kind::Custom => {
-                self.single_event_span(&f, ts);
-                self.custom_event(&f, ts);
-            }
+            Kind::Custom => self.custom_event(&f, ts),
         }
     }
 
@@ -766,7 +772,7 @@ impl Builder {
                 self.scratch.push((key, text));
             }
         }
-        let set = app.field_sets.intern(&self.scratch);
+        let set = app.field_sets.push(&self.scratch);
         self.span_sets.insert(span_id, set);
         Some(set)
     }
@@ -803,74 +809,67 @@ impl Builder {
         push_event(&mut app.dumps, TaskDump { ts, task, chain });
     }
 
-    /// Any event the analysis does not read by name: kept with its type.
+    /// Any event the analysis does not read by name: kept with its type,
+    /// and a single-event span too if its schema says so.
     fn custom_event(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
         let annotations = f.ev.schema.annotations().len();
         let (strings, app) = (&mut self.trace.strings, &mut self.trace.app);
         let plan = self.plans.get(f.ev);
-        if plan.event_type.is_none_or(|(n, _)| n != annotations) {
-            plan.event_type = Some((annotations, event_type(f.ev, strings, app)));
+        if plan.custom.as_ref().is_none_or(|(n, _)| *n != annotations) {
+            let projection = Projection::compile(f.ev, strings);
+            let attributes = projection.as_ref().map_or(0, |p| p.attributes);
+            let event_type = event_type(f.ev, attributes, strings, app);
+            plan.custom = Some((annotations, Custom { event_type, projection }));
         }
-        let Some((_, Some(kind))) = plan.event_type else {
-            app.left_out.event_types += 1;
-            return;
+        let Some((_, custom)) = &plan.custom else {
+            unreachable!("just compiled")
         };
-        if app.events.len() >= MAX_EVENTS {
-            app.left_out.events += 1;
-            return;
-        }
-        let n = app.types[kind as usize].fields.len();
-        let first = app.values.len() as u32;
-        for i in 0..n {
-            let v = match f.at(i) {
-                Some(FieldValueRef::Varint(v)) => Value::U64(*v),
-                Some(FieldValueRef::I64(v)) => Value::I64(*v),
-                Some(FieldValueRef::F64(v)) => Value::F64(*v),
-                Some(FieldValueRef::Bool(b)) => Value::Bool(*b),
-                Some(v) => self.texts.string(f, v, strings).map_or(Value::Absent, Value::Text),
-                None => Value::Absent,
-            };
-            push_event(&mut app.values, v);
-        }
-        push_event(&mut app.events, CustomEvent { ts, kind, first });
-    }
-
-    fn single_event_span(&mut self, f: &Fields<'_, '_, '_>, ts: u64) {
-        let annotations = f.ev.schema.annotations().len();
-        let strings = &mut self.trace.strings;
-        let plan = self.plans.get(f.ev);
-        if plan.projection.as_ref().is_none_or(|(n, _)| *n != annotations) {
-            plan.projection = Some((annotations, Projection::compile(f.ev, strings)));
-        }
-        let Some((_, Some(projection))) = &plan.projection else {
-            return;
-        };
-        let Some((name, start, end)) = projection.project(f, strings) else {
-            return;
-        };
-        self.scratch.clear();
-        for &(i, key) in &projection.attributes {
-            if let Some(v) = f.at(i)
-                && let Some(text) = self.texts.shown(f, v, strings)
-            {
-                self.scratch.push((key, text));
+        let values = match custom.event_type {
+            None => {
+                app.left_out.event_types += 1;
+                None
             }
-        }
+            Some(_) if app.events.len() >= MAX_EVENTS => {
+                app.left_out.events += 1;
+                None
+            }
+            Some(kind) => {
+                let n = app.types[kind as usize].fields.len();
+                let first = app.values.len() as u32;
+                make_room(&mut app.values, n);
+                let texts = &mut self.texts;
+                app.values.extend((0..n).map(|i| match f.at(i) {
+                    Some(FieldValueRef::Varint(v)) => Value::U64(*v),
+                    Some(FieldValueRef::I64(v)) => Value::I64(*v),
+                    Some(FieldValueRef::F64(v)) => Value::F64(*v),
+                    Some(FieldValueRef::Bool(b)) => Value::Bool(*b),
+                    Some(v) => texts.string(f, v, strings).map_or(Value::Absent, Value::Text),
+                    None => Value::Absent,
+                }));
+                push_event(&mut app.events, CustomEvent { ts, kind, first });
+                Some(SpanFields::Event { kind, first })
+            }
+        };
+        let Some(projection) = &custom.projection else {
+            return;
+        };
+        let Some((name, start)) = projection.project(f, &mut self.texts, strings) else {
+            return;
+        };
         let task_id = projection
             .task
             .and_then(|i| f.at(i))
             .and_then(as_u64)
             .and_then(NonZeroU64::new);
         let t = &mut self.trace;
-        let fields = t.app.field_sets.intern(&self.scratch);
         // `bounds` holds the single spans' own until `finish`.
-        t.bounds = union(t.bounds, bounds([start, end].into_iter()));
+        t.bounds = union(t.bounds, bounds([start, ts].into_iter()));
         let event = SpanEvent::Single {
             name,
             start,
-            end,
             task_id,
-            fields,
+            // Past a limit on events, the span is kept without its attributes.
+            fields: values.unwrap_or(SpanFields::NONE),
         };
         push_event(&mut t.span_events, TimedSpanEvent { ts, event });
     }
@@ -1005,8 +1004,8 @@ fn same_fields(
 
 /// The type of a custom event, found among those of the file or added
 /// (`None` past `MAX_EVENT_TYPES`): its name and fields, with each field's
-/// `unit` and `kind` annotations.
-fn event_type(ev: &RawEvent<'_, '_>, strings: &mut Strings, app: &mut AppEvents) -> Option<u32> {
+/// `unit` and `kind` annotations, and which are span attributes.
+fn event_type(ev: &RawEvent<'_, '_>, span_attributes: u64, strings: &mut Strings, app: &mut AppEvents) -> Option<u32> {
     let annotations = ev.schema.annotations();
     let annotation = |idx: usize, key: &str| {
         annotations
@@ -1029,6 +1028,7 @@ fn event_type(ev: &RawEvent<'_, '_>, strings: &mut Strings, app: &mut AppEvents)
     let t = EventType {
         name: strings.intern(ev.name),
         fields,
+        span_attributes,
     };
     if let Some(i) = app.types.iter().position(|k| *k == t) {
         return Some(i as u32);
@@ -1049,10 +1049,10 @@ struct Projection {
     name_field: Option<usize>,
     /// The field that names the task the span ran in (role `tokio.task_id`).
     task: Option<usize>,
-    /// The span's attributes, as (position, name): the fields no role names,
-    /// and the one that names the span (as dial9's viewer keeps them).
-    attributes: Vec<(usize, StrId)>,
-    schema_name: String,
+    /// The span's attributes, bit `i` for field `i`: the fields no role
+    /// names, and the one that names the span (as dial9's viewer keeps them).
+    attributes: u64,
+    schema_name: StrId,
 }
 
 fn unit_factor(unit: Option<&str>) -> Option<u64> {
@@ -1080,8 +1080,8 @@ impl Projection {
             duration: None,
             name_field: None,
             task: None,
-            attributes: Vec::new(),
-            schema_name: ev.name.to_string(),
+            attributes: 0,
+            schema_name: strings.intern(ev.name),
         };
         for a in ev.schema.annotations().iter().filter(|a| a.key() == "dial9.role") {
             let idx = a.field_index() as usize;
@@ -1103,27 +1103,25 @@ impl Projection {
         let attribute = |i: usize| Some(i) == p.name_field || annotation(i, "dial9.role").is_none();
         p.attributes = (0..fields.len().min(MAX_FIELDS))
             .filter(|&i| attribute(i))
-            .map(|i| (i, strings.intern(fields[i].name())))
-            .collect();
+            .fold(0, |bits, i| bits | 1 << i);
         Some(p)
     }
 
-    fn project(&self, f: &Fields<'_, '_, '_>, strings: &mut Strings) -> Option<(StrId, u64, u64)> {
+    /// The span's name and start (it ends at the event's time).
+    fn project(&self, f: &Fields<'_, '_, '_>, texts: &mut Texts, strings: &mut Strings) -> Option<(StrId, u64)> {
         let value = |&(idx, unit): &(usize, u64)| f.at(idx).and_then(as_u64).map(|v| v.saturating_mul(unit));
         let end = f.ev.timestamp_ns;
-        let (start, end) = match (self.start.as_ref().map(value), self.duration.as_ref().map(value)) {
-            (Some(Some(start)), _) if start <= end => (start, end),
+        let start = match (self.start.as_ref().map(value), self.duration.as_ref().map(value)) {
+            (Some(Some(start)), _) if start <= end => start,
             (Some(_), _) => return None,
-            (None, Some(Some(duration))) => (end.saturating_sub(duration), end),
+            (None, Some(Some(duration))) => end.saturating_sub(duration),
             _ => return None,
         };
         let name = self
             .name_field
-            .as_ref()
-            .and_then(|&idx| f.at(idx).and_then(|v| f.text(v)))
-            .filter(|n| !n.trim().is_empty());
-        let name = strings.intern(name.as_deref().unwrap_or(&self.schema_name));
-        Some((name, start, end))
+            .and_then(|idx| texts.string(f, f.at(idx)?, strings))
+            .filter(|&n| !strings.get(n).trim().is_empty());
+        Some((name.unwrap_or(self.schema_name), start))
     }
 }
 

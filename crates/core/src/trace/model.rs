@@ -2,7 +2,8 @@
 
 use super::SymbolTable;
 use super::app::{AppEvents, FieldSetId};
-use crate::hashing::{FastIndexMap, FastIndexSet, FastMap};
+use crate::hashing::{FastIndexMap, FastMap};
+use hashbrown::HashTable;
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
 use std::num::{NonZeroU32, NonZeroU64};
@@ -33,43 +34,76 @@ pub(crate) fn cut(s: &str) -> std::borrow::Cow<'_, str> {
 /// string of a hostile file cannot be most of its memory.
 pub const MAX_STRING_BYTES: usize = 4096;
 
-/// The distinct strings of one trace, each stored once (its index is its id).
-#[derive(Debug, Clone, Default)]
+/// The distinct strings of one trace, each stored once (its index is its
+/// id), back to back in one buffer: a trace names tens of thousands of
+/// distinct values (request ids), and a box each cost an allocation to make
+/// and one to free, and more memory than the text.
+#[derive(Clone, Default)]
 pub struct Strings {
-    set: FastIndexSet<Box<str>>,
-    /// Bytes of text held.
-    bytes: usize,
+    text: String,
+    /// String `i` is `text[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+    /// Each string's index, found by its text.
+    index: HashTable<u32>,
+    hasher: ahash::RandomState,
+}
+
+impl std::fmt::Debug for Strings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries((0..self.len()).map(|i| self.at(i))).finish()
+    }
 }
 
 impl Strings {
     pub fn intern(&mut self, s: &str) -> StrId {
         let s = cut(s);
-        let index = match self.set.get_index_of(s.as_ref()) {
-            Some(i) => i,
+        let hash = self.hasher.hash_one(s.as_ref());
+        let Strings {
+            text,
+            ends,
+            index,
+            hasher,
+        } = self;
+        let at = |i: u32| -> &str {
+            let i = i as usize;
+            &text[i.checked_sub(1).map_or(0, |p| ends[p])..ends[i]]
+        };
+        let i = match index.find(hash, |&i| at(i) == s.as_ref()) {
+            Some(&i) => i,
             None => {
-                self.bytes += s.len();
-                self.set.insert_full(s.into()).0
+                let i = ends.len() as u32;
+                text.push_str(&s);
+                ends.push(text.len());
+                index.insert_unique(hash, i, |&i| {
+                    let i = i as usize;
+                    hasher.hash_one(&text[i.checked_sub(1).map_or(0, |p| ends[p])..ends[i]])
+                });
+                i
             }
         };
-        StrId(NonZeroU32::MIN.saturating_add(index as u32))
+        StrId(NonZeroU32::MIN.saturating_add(i))
     }
 
     /// Bytes of text held.
     pub fn bytes(&self) -> usize {
-        self.bytes
+        self.text.len()
     }
 
     pub fn get(&self, id: StrId) -> &str {
-        &self.set[Self::index(id)]
+        self.at(Self::index(id))
+    }
+
+    fn at(&self, i: usize) -> &str {
+        &self.text[i.checked_sub(1).map_or(0, |p| self.ends[p])..self.ends[i]]
     }
 
     /// How many distinct strings (ids are `0..len`, in first-intern order).
     pub fn len(&self) -> usize {
-        self.set.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
+        self.ends.is_empty()
     }
 
     fn index(id: StrId) -> usize {
@@ -79,7 +113,7 @@ impl Strings {
     /// Interns every string of `later` (in its order, so ids come out as if
     /// one table had seen both) and says what each of its ids became.
     pub(super) fn absorb(&mut self, later: &Strings) -> StrRemap {
-        StrRemap(later.set.iter().map(|s| self.intern(s)).collect())
+        StrRemap((0..later.len()).map(|i| self.intern(later.at(i))).collect())
     }
 }
 
@@ -244,15 +278,30 @@ pub enum SpanEvent {
     Close {
         span_id: u64,
     },
-    /// A complete span from one event (schema annotated with `dial9.role`).
+    /// A complete span from one event (schema annotated with `dial9.role`):
+    /// from `start` to the event's time.
     Single {
         name: StrId,
         start: u64,
-        end: u64,
         task_id: Option<NonZeroU64>,
         /// Its attributes: the fields no role names.
-        fields: FieldSetId,
+        fields: SpanFields,
     },
+}
+
+/// Where a span's fields are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanFields {
+    /// An interned set: spans from enter and exit events.
+    Set(FieldSetId),
+    /// The custom event a single-event span came from (`AppEvents::values`
+    /// from `first`, of type `kind`): its attributes are the values at the
+    /// type's `span_attributes`, read as text only when asked for.
+    Event { kind: u32, first: u32 },
+}
+
+impl SpanFields {
+    pub const NONE: SpanFields = SpanFields::Set(FieldSetId::EMPTY);
 }
 
 #[derive(Debug, Clone, Copy)]

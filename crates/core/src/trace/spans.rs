@@ -2,7 +2,7 @@
 //! as the reference's `buildSpanData` does it for the report.
 
 use super::app::FieldSetId;
-use super::model::{SpanEvent, StrId, Strings, TimedSpanEvent};
+use super::model::{SpanEvent, SpanFields, StrId, Strings, TimedSpanEvent};
 use super::time_order::in_time_order;
 use crate::hashing::FastMap;
 use indexmap::IndexMap;
@@ -23,8 +23,9 @@ pub struct Span {
     pub span_id: Option<NonZeroU64>,
     /// `parent_span_id` of its first enter.
     pub parent: Option<NonZeroU64>,
-    /// Its fields: the last exit's that carried any, else the first enter's.
-    pub fields: FieldSetId,
+    /// Its fields: the last exit's that carried any, else the first enter's
+    /// (a single-event span: its event's attributes).
+    pub fields: SpanFields,
     /// Its enter → exit pairs in `Spans::segments` (none for single-event spans).
     segments: Range<u32>,
 }
@@ -60,7 +61,7 @@ impl Spans {
                 task_id: rec.task_id,
                 span_id: NonZeroU64::new(rec.span_id),
                 parent: rec.parent,
-                fields: rec.fields,
+                fields: SpanFields::Set(rec.fields),
                 segments: from as u32..self.segments.len() as u32,
             };
             self.spans.push(span);
@@ -105,13 +106,12 @@ pub fn build_spans(events: &[TimedSpanEvent], strings: &Strings) -> Spans {
             SpanEvent::Single {
                 name,
                 start,
-                end,
                 task_id,
                 fields,
             } => out.spans.push(Span {
                 name,
                 start,
-                end,
+                end: e.ts,
                 task_id,
                 span_id: None,
                 parent: None,

@@ -154,7 +154,7 @@ impl Builder {
             time: _,
             app,
         } = l;
-        let sets = self.trace.app.append(app, &|s| strings.get(s));
+        let absorbed = self.trace.app.append(app, &|s| strings.get(s));
         let (timelines, t) = (&mut self.workers, &mut self.trace);
         // The two big copies side by side: worker events ‖ span events and the rest.
         join(
@@ -173,12 +173,16 @@ impl Builder {
                 }
             },
             || {
-                let set = |id: &mut FieldSetId| *id = sets[id.0 as usize];
+                let set = |id: &mut FieldSetId| *id = absorbed.set(*id);
                 t.span_events.extend(span_events.into_iter().map(|mut e| {
                     match &mut e.event {
-                        SpanEvent::Enter { name, fields, .. } | SpanEvent::Single { name, fields, .. } => {
+                        SpanEvent::Enter { name, fields, .. } => {
                             *name = strings.get(*name);
                             set(fields);
+                        }
+                        SpanEvent::Single { name, fields, .. } => {
+                            *name = strings.get(*name);
+                            *fields = absorbed.fields(*fields);
                         }
                         SpanEvent::Exit { fields, .. } => fields.iter_mut().for_each(set),
                         SpanEvent::Close { .. } => {}

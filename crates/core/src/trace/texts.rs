@@ -14,7 +14,43 @@ pub(super) struct Texts {
     /// The pool ids of the current sub-stream already interned. dial9's
     /// writer defines an id once per stream; a crafted file that redefines
     /// one keeps its first text here, text it wrote either way.
-    pooled: FastMap<InternedString, StrId>,
+    pooled: Pooled,
+}
+
+/// Pool id → interned text. The writer numbers a stream's strings from
+/// zero, so the ids are dense and an array beats hashing them. The array
+/// grows only near its end (a crafted id far beyond goes to a map), so its
+/// size follows the ids a stream used, not their values.
+#[derive(Default)]
+struct Pooled {
+    dense: Vec<Option<StrId>>,
+    sparse: FastMap<InternedString, StrId>,
+}
+
+impl Pooled {
+    fn get(&self, id: &InternedString) -> Option<StrId> {
+        match self.dense.get(id.raw_id() as usize) {
+            Some(&Some(s)) => Some(s),
+            _ => self.sparse.get(id).copied(),
+        }
+    }
+
+    fn insert(&mut self, id: InternedString, s: StrId) {
+        let i = id.raw_id() as usize;
+        if i < 2 * self.dense.len() + 1024 {
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, None);
+            }
+            self.dense[i] = Some(s);
+        } else {
+            self.sparse.insert(id, s);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.dense.clear();
+        self.sparse.clear();
+    }
 }
 
 impl Texts {
@@ -32,7 +68,7 @@ impl Texts {
     ) -> Option<StrId> {
         match v {
             FieldValueRef::PooledString(id) => {
-                if let Some(&s) = self.pooled.get(id) {
+                if let Some(s) = self.pooled.get(id) {
                     return Some(s);
                 }
                 // An id not (yet) in the pool is shown as such, never remembered.
@@ -69,7 +105,7 @@ impl Texts {
         strings: &Strings,
     ) -> Option<bool> {
         if let FieldValueRef::PooledString(p) = v
-            && let Some(&s) = self.pooled.get(p)
+            && let Some(s) = self.pooled.get(p)
         {
             return Some(s == id);
         }
