@@ -24,7 +24,7 @@ const MAX_BODY_BYTES: u64 = 1 << 30;
 /// Downloads under way at once for [`Client::analyze_objects`] unless its
 /// caller says otherwise. Enough that the latency of small objects hides
 /// behind the analysis of others, few enough that the bodies waiting stay a
-/// few MB (docs/benchmarks.md, "The CLI from S3 in a pipeline"). A native
+/// few MB (docs/benchmarks-history.md, "The CLI from S3 in a pipeline"). A native
 /// client has no connection limit per host: the page's own count
 /// (`run::ahead`) has a browser's reason and only happens to be the same.
 pub const DOWNLOADS_AT_ONCE: usize = 12;
