@@ -1,10 +1,12 @@
 //! `d9lens analyze`: read files, analyze each on its own thread, merge, print.
 
 use crate::args::AnalyzeArgs;
+use crate::progress::Progress;
 use crate::{output, parallel, two_cores};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
 use d9lens_core::container::{self, Container};
 use d9lens_core::report::Report;
+use d9lens_core::run::progress::FilesProgress;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -58,19 +60,25 @@ fn analyze_path(f: &Path, opts: &Options, pipelined: bool) -> Result<FileOutcome
     Ok(analyze_file(&name, &bytes, opts))
 }
 
-/// Analyzes files on one thread per core, handing each outcome to `take` on
-/// this thread as it is ready; each thread holds one decoded file at a time.
-/// A single file gets the cores instead: inflating and decoding overlap.
+/// Analyzes files (with their sizes) on one thread per core, handing each
+/// outcome and its file's size to `take` on this thread as it is ready; each
+/// thread holds one decoded file at a time. A single file gets the cores
+/// instead: inflating and decoding overlap.
 fn analyze_each(
-    files: &[PathBuf],
+    files: &[(&PathBuf, u64)],
     opts: &Options,
-    mut take: impl FnMut(FileOutcome) -> Result<(), String>,
+    mut take: impl FnMut(u64, FileOutcome) -> Result<(), String>,
 ) -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if let [only] = files {
-        return take(analyze_path(only, opts, cores > 1)?);
+    if let [(only, size)] = files {
+        return take(*size, analyze_path(only, opts, cores > 1)?);
     }
-    parallel::for_each_ready(files, cores, |f| analyze_path(f, opts, false), |outcome| take(outcome?))
+    parallel::for_each_ready(
+        files,
+        cores,
+        |&(f, size)| (size, analyze_path(f, opts, false)),
+        |(size, outcome)| take(size, outcome?),
+    )
 }
 
 /// The trace files of command-line paths: files as given, directories'
@@ -100,22 +108,36 @@ pub fn run(args: &AnalyzeArgs) -> Result<ExitCode, String> {
         (Some(dir), [_]) => Some(format!("{} files in {dir}", files.len())),
         _ => None,
     };
-    output::print_report(merge_files(&files, label, &args.opts)?, &args.opts, args.json)
+    let report = merge_files(&files, label, &args.opts, &mut Progress::new(args.quiet))?;
+    output::print_report(report, &args.opts, args.json)
 }
 
-/// The report of `files`. Partials are folded as they come: memory does not
-/// grow with the file count.
-pub(crate) fn merge_files(files: &[PathBuf], label: Option<String>, opts: &Options) -> Result<Report, String> {
+/// The report of `files`, drawing its progress. Partials are folded as they
+/// come: memory does not grow with the file count.
+pub(crate) fn merge_files(
+    files: &[PathBuf],
+    label: Option<String>,
+    opts: &Options,
+    progress: &mut Progress,
+) -> Result<Report, String> {
     let mut merger = Merger::new(opts.clone()).with_files(files.iter().map(|f| base_name(f)));
     if let Some(label) = label {
         merger = merger.with_label(label);
     }
-    analyze_each(files, opts, |outcome| {
+    let sized: Vec<(&PathBuf, u64)> = files
+        .iter()
+        .map(|f| (f, std::fs::metadata(f).map_or(0, |m| m.len())))
+        .collect();
+    let mut done = FilesProgress::new(files.len(), sized.iter().map(|s| s.1).sum(), progress.now_ms());
+    analyze_each(&sized, opts, |size, outcome| {
+        done.done(size, outcome.error.is_some());
+        progress.show(|now| done.line(now));
         if let Some(err) = outcome.error {
             merger.add_error(err);
         }
         merger.add(outcome.partial);
         Ok(())
     })?;
+    progress.clear();
     Ok(merger.into_report())
 }

@@ -17,6 +17,8 @@ pub struct AnalyzeArgs {
     pub paths: Vec<PathBuf>,
     pub json: bool,
     pub sample: Option<usize>,
+    /// No progress line, no notes.
+    pub quiet: bool,
     pub opts: Options,
 }
 
@@ -26,12 +28,14 @@ impl AnalyzeArgs {
             paths: Vec::new(),
             json: false,
             sample: None,
+            quiet: false,
             opts: Options::default(),
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
             match a.as_str() {
                 "--json" => out.json = true,
+                "--quiet" | "-q" => out.quiet = true,
                 "--reference-compatible" => out.opts.reference_compatible = true,
                 "--sample" => {
                     let n: usize = it

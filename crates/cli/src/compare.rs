@@ -4,6 +4,7 @@
 
 use crate::analyze::{merge_files, trace_files};
 use crate::output::print_out;
+use crate::progress::Progress;
 use d9lens_core::analysis::Options;
 use d9lens_core::compare::{compare, text};
 use d9lens_core::fmt::fmt_dur;
@@ -67,7 +68,7 @@ fn side(side: &Side) -> Result<Report, String> {
         window: side.window,
         ..Options::default()
     };
-    let report = merge_files(&files, Some(label), &opts)?;
+    let report = merge_files(&files, Some(label), &opts, &mut Progress::new(false))?;
     for err in &report.errors {
         crate::output::warn(&format!("{}: {}", err.file, err.message));
     }

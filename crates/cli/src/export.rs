@@ -9,6 +9,7 @@
 use crate::analyze::{base_name, merge_files, trace_files};
 use crate::diagnose::load;
 use crate::parallel;
+use crate::progress::Progress;
 use d9lens_core::analysis::Options;
 use d9lens_core::export::chrome::{ChromeFile, write_chrome};
 use d9lens_core::export::{html, markdown};
@@ -122,7 +123,7 @@ fn from_report(args: &ExportArgs) -> Result<ExitCode, String> {
         (Some(dir), [_]) => Some(format!("{} files in {dir}", files.len())),
         _ => None,
     };
-    let report = merge_files(&files, label, &Options::default())?;
+    let report = merge_files(&files, label, &Options::default(), &mut Progress::new(false))?;
     for err in &report.errors {
         crate::output::warn(&format!("{}: {}", err.file, err.message));
     }

@@ -10,6 +10,7 @@ mod diagnose;
 mod export;
 mod output;
 mod parallel;
+mod progress;
 mod requests;
 mod s3;
 mod two_cores;
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   d9lens analyze PATH... [--json] [--sample N] [--window FROM_MS..TO_MS] [--reference-compatible]
-                 [--max-inflated-bytes N]
+                 [--max-inflated-bytes N] [--quiet]
   d9lens diagnose FILE [--task ID] [--min-ms X] [--pctl-mult 3] [--floor-ms 1] [--top 1] [--hz HZ] [--json]
   d9lens zoom FILE CENTER_MS [HALF_MS=20] [--hz HZ] [--json]
   d9lens compare A... [--window FROM_MS..TO_MS] -- B... [--window ...] [--json]
@@ -40,7 +41,8 @@ key figures ranked by how much they moved, findings only one has, frames whose s
 changed. export writes a Chrome trace (polls per worker,
 spans, wakes as flows, counters; for Perfetto UI and chrome://tracing), folded stacks
 (--samples on-cpu, blocking, idle, off-cpu, alloc or waits), or the report as Markdown or one
-HTML file, to stdout or OUT.";
+HTML file, to stdout or OUT. On a terminal, runs of many files draw their progress on stderr
+(--quiet: not).";
 
 fn main() -> ExitCode {
     allocator::keep_freed_memory();

@@ -3,6 +3,7 @@
 
 use crate::analyze::{merge_files, trace_files};
 use crate::output::{print_out, warn};
+use crate::progress::Progress;
 use d9lens_core::analysis::Options;
 use d9lens_core::requests::query::{Query, parse_where};
 use d9lens_core::requests::slow::{Threshold, slow_vs_typical};
@@ -89,7 +90,7 @@ fn exit(failed: bool) -> ExitCode {
 
 pub fn spans(args: &SpansArgs) -> Result<ExitCode, String> {
     let (files, label) = trace_files(&args.paths)?;
-    let report = merge_files(&files, label, &with_requests())?;
+    let report = merge_files(&files, label, &with_requests(), &mut Progress::new(false))?;
     let failed = report_errors(&report);
     let explorer = explore::explore(&report.requests, &args.query);
     let slow = args
@@ -126,7 +127,7 @@ pub fn events(args: &[String]) -> Result<ExitCode, String> {
         ));
     }
     let (files, label) = trace_files(&paths)?;
-    let report = merge_files(&files, label, &with_requests())?;
+    let report = merge_files(&files, label, &with_requests(), &mut Progress::new(false))?;
     let failed = report_errors(&report);
     let summary = events::summarize(&report.requests);
     let text = match json {

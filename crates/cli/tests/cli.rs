@@ -1,5 +1,7 @@
 //! The `d9lens` binary on the real fixtures.
 
+mod terminal;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -60,6 +62,31 @@ fn a_directory_is_walked_into_its_sub_folders() {
     assert!(want > 20);
     assert_eq!(files.len(), want);
     assert_eq!(v["label"], format!("{want} files in s3-bucket"));
+}
+
+#[test]
+fn a_terminal_sees_the_progress_and_a_pipe_nothing_extra() {
+    let dir = path("rotation");
+    let traces: Vec<u64> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+        .map(|p| p.metadata().unwrap().len())
+        .collect();
+    let screen = terminal::stderr_on_a_terminal(&["analyze", &dir], |_| {});
+    // Drawn over itself, from the first file done on, then cleared.
+    let total = d9lens_core::fmt::bytes(traces.iter().sum());
+    assert!(
+        screen.starts_with(&format!("\rd9lens: 1 of {} files, ", traces.len())),
+        "{screen:?}"
+    );
+    assert!(screen.contains(&format!(" of {total}\x1b[K")), "{screen:?}");
+    assert!(screen.ends_with("\r\x1b[K"), "{screen:?}");
+    let quiet = terminal::stderr_on_a_terminal(&["analyze", &dir, "--quiet"], |_| {});
+    assert!(!quiet.contains("files"), "{quiet:?}");
+    let piped = d9lens(&["analyze", &dir]);
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(!stderr.contains('\r') && !stderr.contains(" files, "), "{stderr:?}");
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //! Skipped (with a message) only when that server is not built; under CI=true a
 //! missing server fails instead, since scripts/setup.sh builds it.
 
+mod terminal;
+
 use d9lens_core::s3::{BucketName, ByteRange, Credentials, Endpoint, Region, S3Config, Timestamp};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -105,6 +107,12 @@ macro_rules! servers {
 fn d9lens_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_d9lens"));
     cmd.args(args);
+    aws_env(&mut cmd, env);
+    cmd.output().expect("run d9lens")
+}
+
+/// Only the given AWS environment for `cmd` (demo credentials by default).
+fn aws_env(cmd: &mut Command, env: &[(&str, &str)]) {
     for var in [
         "AWS_ACCESS_KEY_ID",
         "AWS_SECRET_ACCESS_KEY",
@@ -127,7 +135,6 @@ fn d9lens_env(args: &[&str], env: &[(&str, &str)]) -> Output {
             cmd.env(k, v);
         }
     }
-    cmd.output().expect("run d9lens")
 }
 
 fn d9lens(args: &[&str]) -> Output {
@@ -583,6 +590,35 @@ fn analyze_a_fleet_overview_takes_one_segment_per_host() {
     assert!(remote == local, "s3 analyze --fleet differs from the local analysis");
     let both = d9lens(&["s3", "analyze", &format!("s3://{BUCKET}"), "--fleet", "--sample", "2"]);
     assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
+fn a_terminal_sees_the_listing_and_the_files_progress() {
+    let s = servers!();
+    let args = [
+        "s3",
+        "analyze",
+        &format!("s3://{BUCKET}"),
+        "--endpoint",
+        &s.cors,
+        "--fleet",
+        "--from",
+        "2026-11-30T23:00:00Z",
+        "--to",
+        "2026-12-01T10:00:00Z",
+    ];
+    let screen = terminal::stderr_on_a_terminal(&args, |cmd| aws_env(cmd, &[]));
+    assert!(screen.contains("\rd9lens: listing: "), "{screen:?}");
+    assert!(screen.contains(" partitions listed, "), "{screen:?}");
+    assert!(screen.contains("analyzing 3 segments"), "{screen:?}");
+    // Each line drawn over the last (at most every 100 ms: which files' is timing's).
+    assert!(
+        screen.contains(" of 3 files, ") && screen.contains(" of 1.12 MB\x1b[K"),
+        "{screen:?}"
+    );
+    assert!(screen.ends_with("\r\x1b[K"), "{screen:?}");
+    let quiet = terminal::stderr_on_a_terminal(&[&args[..], &["--quiet"]].concat(), |cmd| aws_env(cmd, &[]));
+    assert_eq!(quiet, "", "nothing but problems with --quiet");
 }
 
 #[test]

@@ -7,10 +7,13 @@
 use super::args::{AnalyzeArgs, DEFAULT_DOWNLOADS};
 use super::{ls, summary};
 use crate::output;
+use crate::progress::Progress;
 use d9lens_core::analysis::{FileOutcome, Merger};
 use d9lens_core::bucket::catalog::{Catalog, Selection, TimeWindow};
 use d9lens_core::bucket::spec::SelectionSpec;
+use d9lens_core::run::progress::FilesProgress;
 use d9lens_http::Client;
+use std::collections::HashMap;
 use std::process::ExitCode;
 
 /// The segments the flags ask for, in time order, sampled when asked.
@@ -68,7 +71,8 @@ fn describe(a: &AnalyzeArgs) -> String {
 
 pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     let client = Client::new(super::config(&a.common)?);
-    let listed = match ls::list(&client, &a.common) {
+    let mut progress = Progress::new(a.common.quiet);
+    let listed = match ls::list(&client, &a.common, &mut progress) {
         Ok(listed) => listed,
         Err(e) => return Ok(super::failed(&e, &client.config())),
     };
@@ -89,8 +93,8 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
             }
         ));
     }
-    eprintln!(
-        "d9lens: analyzing {} ({}) of {url}: {}",
+    progress.note(&format!(
+        "analyzing {} ({}) of {url}: {}",
         if selection.len() == 1 {
             "1 segment".to_owned()
         } else {
@@ -98,13 +102,22 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
         },
         d9lens_core::fmt::bytes(selection.total_bytes()),
         describe(a)
-    );
+    ));
     let keys: Vec<&str> = selection.keys().collect();
     let mut merger = Merger::new(a.opts.clone()).with_files(keys.iter().map(|k| k.to_string()));
     if keys.len() > 1 {
         merger = merger.with_label(format!("{} segments from {url}", keys.len()));
     }
+    let sizes: HashMap<&str, u64> = selection
+        .segments
+        .iter()
+        .map(|s| (s.segment.key.as_str(), s.segment.size))
+        .collect();
+    let mut done = FilesProgress::new(keys.len(), selection.total_bytes(), progress.now_ms());
     let mut add = |outcome: FileOutcome| {
+        let size = sizes.get(outcome.partial.file.as_str()).copied().unwrap_or(0);
+        done.done(size, outcome.error.is_some());
+        progress.show(|now| done.line(now));
         if let Some(err) = outcome.error {
             merger.add_error(err);
         }
@@ -117,5 +130,6 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
             Ok::<(), String>(())
         })?,
     }
+    progress.clear();
     output::print_report(merger.into_report(), &a.opts, a.common.json)
 }

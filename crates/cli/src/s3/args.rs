@@ -44,6 +44,8 @@ pub struct Common {
     /// Objects listed at most (the listing says what it left out).
     pub max_objects: u64,
     pub json: bool,
+    /// No progress line, no notes.
+    pub quiet: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -136,6 +138,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         max_keys: None,
         max_objects: DEFAULT_MAX_OBJECTS,
         json: false,
+        quiet: false,
     };
     let mut a = AnalyzeArgs {
         common: common.clone(),
@@ -172,6 +175,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
                 }
             }
             "--json" => common.json = true,
+            "--quiet" | "-q" => common.quiet = true,
             "--service" if analyze => a.service = Some(value(&mut it, flag)?.to_owned()),
             "--host" if analyze => a.host = Some(value(&mut it, flag)?.to_owned()),
             "--boot" if analyze => a.boot = Some(value(&mut it, flag)?.to_owned()),

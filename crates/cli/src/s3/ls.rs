@@ -3,9 +3,11 @@
 
 use super::args::{Common, LsArgs};
 use super::summary;
+use crate::progress::Progress;
 use d9lens_core::bucket::catalog::Catalog;
 use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress, NotListed};
 use d9lens_core::bucket::walk::{BucketWalk, WalkError};
+use d9lens_core::run::progress::listing_line;
 use d9lens_http::{Client, FetchError};
 use serde_json::json;
 use std::process::ExitCode;
@@ -20,7 +22,7 @@ pub struct Listed {
 /// Walks everything under the prefix, the plan's listings in parallel. A
 /// failed listing is reported as not listed; only when nothing could be
 /// listed at all is the failure the answer.
-pub fn list(client: &Client, common: &Common) -> Result<Listed, FetchError> {
+pub fn list(client: &Client, common: &Common, progress: &mut Progress) -> Result<Listed, FetchError> {
     let limits = ListingLimits {
         page_size: common.max_keys,
         max_objects: common.max_objects,
@@ -60,14 +62,16 @@ pub fn list(client: &Client, common: &Common) -> Result<Listed, FetchError> {
                 }
                 Err(WalkError::Plan(e)) => unreachable!("every answer is to a request of the walk: {e}"),
             }
-            let catalog = walk.catalog();
-            // Large buckets take a while: a note every 10,000 objects.
-            if catalog.object_count() / 10_000 > reported {
-                reported = catalog.object_count() / 10_000;
-                eprintln!("d9lens: listed {} objects…", catalog.object_count());
+            if progress.live() {
+                progress.show(|_| listing_line(&walk.progress()));
+            } else if walk.catalog().object_count() / 10_000 > reported {
+                // Large buckets take a while: a note every 10,000 objects.
+                reported = walk.catalog().object_count() / 10_000;
+                progress.note(&format!("listed {} objects…", walk.catalog().object_count()));
             }
         }
     });
+    progress.clear();
     let progress = walk.progress();
     match first_error {
         Some(e) if progress.partitions_listed == 0 => Err(e),
@@ -91,7 +95,7 @@ pub fn warn_not_listed(listed: &Listed) {
 
 pub fn run(a: &LsArgs) -> Result<ExitCode, String> {
     let client = Client::new(super::config(&a.common)?);
-    let listed = match list(&client, &a.common) {
+    let listed = match list(&client, &a.common, &mut Progress::new(a.common.quiet)) {
         Ok(listed) => listed,
         Err(e) => return Ok(super::failed(&e, &client.config())),
     };

@@ -15,8 +15,10 @@ use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
   d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--max-objects N] [--json]
+               [--quiet]
   d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--service S] [--host H] [--boot B]
                     [--from TIME --to TIME] [--sample N | --fleet] [--jobs N] [--json] [--reference-compatible]
+                    [--quiet]
                     [--lambda FUNCTION [--lambda-endpoint URL] [--lambda-results PREFIX] [--batch-mb N]]
 
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (anonymous
@@ -26,7 +28,9 @@ TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds
 The bucket is listed by partition (dates, services, hours), several listings at once, up to
 --max-objects (200000); what a cap leaves out is named on stderr. --fleet picks one segment per
 host, the one starting nearest the middle of the window; --sample N spreads N over the selection.
-Segments download --jobs (12) at once and are analyzed on one thread per core meanwhile.
+Segments download --jobs (12) at once and are analyzed on one thread per core meanwhile. On a
+terminal, stderr shows the partitions listed, then the files done, bytes, rate and time left
+(--quiet: no progress and no notes, only problems).
 --lambda analyzes on AWS Lambda (the d9lens-lambda function): the selection in batches of
 --batch-mb (32) MB, --jobs (4) invocations at once, signed with the same credentials; the function
 reads the bucket with its own role. The report is the one a local run gives. The function is
