@@ -19,6 +19,7 @@ use d9lens_core::analysis::{FileOutcome, Options, wire};
 use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::{CatalogSummary, Selection};
 use d9lens_core::bucket::listing_plan::{ListRequest, ListingLimits, ListingProgress};
+use d9lens_core::bucket::sample::Coverage;
 use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_core::container::ContainerError;
 use serde::{Deserialize, Serialize};
@@ -238,7 +239,11 @@ pub enum CatalogReply {
         elapsed_ms: f64,
     },
     #[serde(rename_all = "camelCase")]
-    Resolved { selection: Selection },
+    Resolved {
+        selection: Selection,
+        /// What a sample covers of its window.
+        coverage: Option<Coverage>,
+    },
     /// A request the worker could not read, or one out of turn (no walk started).
     #[serde(rename_all = "camelCase")]
     Failed { message: String },

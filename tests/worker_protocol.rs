@@ -353,9 +353,10 @@ fn catalog_requests_walk_parse_summarize_and_resolve_in_the_worker() {
         from: 1_796_083_196,
         to: 1_796_083_200,
     };
-    let CatalogReply::Resolved { selection } = catalog_call(4, CatalogRequest::Resolve { spec }) else {
+    let CatalogReply::Resolved { selection, coverage } = catalog_call(4, CatalogRequest::Resolve { spec }) else {
         panic!("no selection")
     };
+    assert_eq!(coverage, None, "only a sample says what it covers");
     assert_eq!(
         selection.keys().map(|k| &k[k.len() - 19..]).collect::<Vec<_>>(),
         ["1796083195-1.bin.gz"]

@@ -311,9 +311,10 @@ fn catalog(request: CatalogRequest) -> CatalogReply {
             }
             CatalogRequest::Resolve { spec } => {
                 return match state.walk() {
-                    Ok(walk) => CatalogReply::Resolved {
-                        selection: spec.resolve(walk.catalog()),
-                    },
+                    Ok(walk) => {
+                        let (selection, coverage) = spec.resolve_covered(walk.catalog());
+                        CatalogReply::Resolved { selection, coverage }
+                    }
                     Err(message) => CatalogReply::Failed { message },
                 };
             }

@@ -651,7 +651,8 @@ async function cliS3(args) {
     );
   const text = await run(['--reference-compatible']);
   const json = JSON.parse((await run(['--json'])).stdout);
-  return { numbers: reportNumbers(text.stdout), files: json.files };
+  const coverage = text.stderr.match(/the sample covers (.*)\n/)?.[1];
+  return { numbers: reportNumbers(text.stdout), files: json.files, coverage };
 }
 
 /** The selection's window as the URL carries it (Unix seconds, `to` exclusive). */
@@ -717,15 +718,16 @@ test('a fleet overview downloads one segment per host from the window, and equal
   await page.close();
 });
 
-test('sample N spreads N segments over the window, and equals the CLI', { timeout: 180_000 }, async () => {
+test('sample N spreads N segments over hosts, equals the CLI, and adding N more downloads only those', { timeout: 240_000 }, async () => {
   const { page, problems, shown } = await analyzeMode('sample', '2026-11-30 00:00:00', '2026-12-01 23:59:59', 5, { 'sel-sample-n': '5' });
-  // The 26 segments by start time, every fifth-and-a-bit: indices 0, 5, 10, 15, 20.
+  // The window's 26 segments on 6 hosts: the first segment of each of five
+  // hosts, in the hosts' hash order.
   const expected = [
     '2026-11-30/0814/checkout-api/ip-10-0-1-23/gauu-25994/1796026492-0.bin.gz',
-    'version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-1-23/boot=qghy-22982/1796047550-1.bin.gz',
-    'version=1/date=2026-11-30/service=checkout-api/time=1406/instance=ip-10-0-1-57/boot=nzuq-22983/1796047571-2.bin.gz',
-    'version=1/date=2026-11-30/service=checkout-api/time=1420/instance=ip-10-0-1-23/boot=zgmu-24044/1796048405-0.bin.gz',
+    'version=1/date=2026-11-30/service=checkout-api/time=1405/instance=ip-10-0-2-14/boot=mioh-24043/1796047538-0.bin.gz',
+    'version=1/date=2026-11-30/service=payments%2Fapi/time=2359/instance=ip-10-0-1-88/boot=lovg-24843/1796083180-0.bin.gz',
     'version=1/date=2026-12-01/service=inventory-svc/time=0959/instance=ip-10-0-3-101/boot=mvkz-24844/1796119182-0.bin.gz',
+    'version=1/date=2026-12-01/service=inventory-svc/time=0959/instance=ip-10-0-3-102/boot=ganz-25992/1796119187-0.bin.gz',
   ];
   assert.deepEqual((await analyzedKeys(page)).sort(), expected);
   const gets = await segmentGets('/');
@@ -735,6 +737,24 @@ test('sample N spreads N segments over the window, and equals the CLI', { timeou
   const cli = await cliS3(['--sample', '5', ...urlWindow(page)]);
   assert.deepEqual(cli.files, expected);
   assert.deepEqual(shown, cli.numbers);
+  // What the sample covers, as the CLI says it.
+  const coverage = await page.textContent('[data-testid=sel-coverage]');
+  assert.ok(coverage.includes(`The sample covers ${cli.coverage}.`), `${coverage} vs ${cli.coverage}`);
+  assert.match(cli.coverage, /^5 of 26 segments \(.* of .*\), 5 of 6 hosts, starting /);
+  // Five more: the first five stay, and only the new five are downloaded.
+  await control('DELETE', 'requests');
+  await page.click('[data-testid=sel-sample-more]');
+  await selected(page, 10);
+  await page.click('[data-testid=s3-analyze]');
+  const shownTen = await shownNumbers(page);
+  const ten = await analyzedKeys(page);
+  assert.equal(ten.length, 10);
+  assert.ok(expected.every((k) => ten.includes(k)), 'the first five are kept');
+  const newGets = await segmentGets('/');
+  assert.equal(newGets.length, 5, `only the five new segments were downloaded: ${newGets.map((g) => g.path).join(', ')}`);
+  const cliTen = await cliS3(['--sample', '10', ...urlWindow(page)]);
+  assert.deepEqual(cliTen.files, [...ten].sort());
+  assert.deepEqual(shownTen, cliTen.numbers);
   await assertClean(page, problems);
   await page.close();
 });

@@ -5,7 +5,9 @@ use d9lens_core::bucket::catalog::{
     ServiceSummary, TimeWindow, host_ipv4,
 };
 use d9lens_core::bucket::layout::{Layout, OtherReason};
+use d9lens_core::bucket::sample::Coverage;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 mod common;
 
@@ -298,17 +300,17 @@ fn fixture_selections() {
     let narrow = TimeWindow::new(1_796_047_535, 1_796_047_565).unwrap();
     assert_eq!(catalog.host_segments(&host, narrow).len(), 2);
 
-    // dial9 --sample: floor(i * count / n).
+    // One host's sample, by start time: its first segment, the middle, then the quarters.
     let pick = |s: &Selection| {
         s.segments
             .iter()
             .map(|x| x.segment.parts.epoch_secs)
             .collect::<Vec<_>>()
     };
-    assert_eq!(pick(&selection.sample_evenly(2)), [starts[0], starts[2]]);
-    assert_eq!(pick(&selection.sample_evenly(3)), [starts[0], starts[1], starts[3]]);
-    assert_eq!(selection.sample_evenly(9), selection);
-    assert!(selection.sample_evenly(0).is_empty());
+    assert_eq!(pick(&selection.sample(2)), [starts[0], starts[2]]);
+    assert_eq!(pick(&selection.sample(4)), [starts[0], starts[1], starts[2], starts[3]]);
+    assert_eq!(selection.sample(9), selection);
+    assert!(selection.sample(0).is_empty());
 
     // Fleet overview: one non-empty segment per host, nearest the window's middle.
     let fleet = catalog.fleet_overview(hour, None);
@@ -566,7 +568,58 @@ fn hundred_thousand_keys() {
     );
     let fleet = catalog.fleet_overview(window, None);
     assert_eq!(fleet.len(), 100);
-    assert_eq!(fleet.sample_evenly(10).len(), 10);
+    assert_eq!(fleet.sample(10).len(), 10);
+
+    // Fair samples of everything: the same whatever order the listing came in,
+    // every host in turn, spread over each host's time, and grown in place.
+    let everything = catalog.segments_overlapping(TimeWindow::ALL, |_| true);
+    let sample = everything.sample(200);
+    let mut reordered = Catalog::new("dial9-traces/");
+    for page in keys.chunks(1000).rev() {
+        reordered.add_page(page.to_vec());
+    }
+    assert_eq!(
+        reordered.segments_overlapping(TimeWindow::ALL, |_| true).sample(200),
+        sample
+    );
+    let mut per_host: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for s in &sample.segments {
+        per_host
+            .entry(&s.segment.parts.instance)
+            .or_default()
+            .push(s.segment.parts.epoch_secs);
+    }
+    assert_eq!(per_host.len(), 100);
+    for (host, starts) in &per_host {
+        let all: Vec<u64> = everything
+            .segments
+            .iter()
+            .filter(|s| s.segment.parts.instance == *host)
+            .map(|s| s.segment.parts.epoch_secs)
+            .collect();
+        // Its first segment and its middle one.
+        assert_eq!(starts.len(), 2, "{host}");
+        assert_eq!(starts[0], all[0], "{host}");
+        assert_eq!(starts[1], all[all.len() / 2], "{host}");
+    }
+    let more = everything.sample(300);
+    assert!(
+        sample.keys().all(|k| more.keys().any(|m| m == k)),
+        "add 100 more keeps the 200"
+    );
+    let coverage = Coverage::of(&sample, &everything);
+    assert_eq!((coverage.segments, coverage.of_segments), (200, 99_996));
+    assert_eq!((coverage.hosts, coverage.of_hosts), (100, 100));
+    assert!(
+        coverage.text().starts_with("200 of 99,996 segments ("),
+        "{}",
+        coverage.text()
+    );
+    assert!(
+        coverage.text().contains("), 100 of 100 hosts, starting "),
+        "{}",
+        coverage.text()
+    );
 }
 
 #[test]
@@ -626,8 +679,8 @@ fn fixture_selection_specs() {
     };
     assert_eq!(
         keys(&sample.resolve(&catalog)),
-        ["1796119182-0.bin.gz", "1796119202-1.bin.gz"],
-        "indices 0 and 3 of the service's 6 segments"
+        ["1796119182-0.bin.gz", "1796119187-0.bin.gz"],
+        "the first segment of each of the service's two hosts"
     );
 
     let key = "version=1/date=2026-12-01/service=inventory-svc/time=1000/instance=ip-10-0-3-102/boot=ganz-25992/1796119202-1.bin.gz";

@@ -21,6 +21,7 @@ use crate::page::s3::errors_view::Problem;
 use crate::protocol::{CatalogReply, CatalogRequest};
 use d9lens_core::bucket::catalog::{CatalogSummary, Selection};
 use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress};
+use d9lens_core::bucket::sample::Coverage;
 use d9lens_core::bucket::spec::SelectionSpec;
 use futures::StreamExt;
 use futures::channel::mpsc;
@@ -86,12 +87,17 @@ impl Discovery {
 
     /// The segments `spec` stands for in the catalog listed so far.
     pub async fn resolve(&self, spec: SelectionSpec) -> Selection {
+        self.resolve_covered(spec).await.0
+    }
+
+    /// [`Discovery::resolve`], and for a sample what it covers of its window.
+    pub async fn resolve_covered(&self, spec: SelectionSpec) -> (Selection, Option<Coverage>) {
         let Ok(catalog) = self.catalog() else {
-            return Selection::default();
+            return (Selection::default(), None);
         };
         match catalog.call(CatalogRequest::Resolve { spec }).await {
-            CatalogReply::Resolved { selection } => selection,
-            _ => Selection::default(),
+            CatalogReply::Resolved { selection, coverage } => (selection, coverage),
+            _ => (Selection::default(), None),
         }
     }
 

@@ -6,6 +6,7 @@
 use super::{Discovery, parse_utc, utc};
 use crate::page::units;
 use d9lens_core::bucket::catalog::{HostKey, Selection, TimeWindow};
+use d9lens_core::bucket::sample::Coverage;
 use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_core::fleet::CostEstimate;
 use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
@@ -163,16 +164,21 @@ pub fn SelectionPanel(
     on_lambda: Signal<bool>,
 ) -> impl IntoView {
     // Resolved by the catalog worker; an answer counts only while its spec is still the current one.
-    let resolved = RwSignal::new(None::<(SelectionSpec, Selection)>);
+    let resolved = RwSignal::new(None::<(SelectionSpec, Selection, Option<Coverage>)>);
     Effect::new(move |_| {
         discovery.version.track();
         let Some(spec) = sel.spec() else { return };
         wasm_bindgen_futures::spawn_local(async move {
-            let selection = discovery.resolve(spec.clone()).await;
-            resolved.try_set(Some((spec, selection)));
+            let (selection, coverage) = discovery.resolve_covered(spec.clone()).await;
+            resolved.try_set(Some((spec, selection, coverage)));
         });
     });
-    let selection = Memo::new(move |_| resolved.get().filter(|(spec, _)| sel.spec().as_ref() == Some(spec)));
+    let current = Memo::new(move |_| resolved.get().filter(|(spec, ..)| sel.spec().as_ref() == Some(spec)));
+    let selection = Memo::new(move |_| current.get().map(|(spec, selection, _)| (spec, selection)));
+    let coverage = Memo::new(move |_| current.get().and_then(|(.., coverage)| coverage));
+    // "Add N more": the same sample, N more segments (those it has come from the segment cache).
+    let sample_n = move || sel.sample_n.get().trim().parse::<usize>().ok().filter(|&n| n > 0);
+    let can_add = move || coverage.with(|c| c.as_ref().is_some_and(|c| c.segments < c.of_segments));
     let count = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.len()));
     let bytes = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.total_bytes()));
     let over_budget = move || bytes() > sel.budget_bytes();
@@ -192,7 +198,9 @@ pub fn SelectionPanel(
             |h| format!("Host {} of {}", h.instance, h.service),
         ),
         Mode::Fleet => "One segment per host, the one nearest the middle of the window.".to_owned(),
-        Mode::Sample => "Segments spread evenly over the window.".to_owned(),
+        Mode::Sample => "Segments spread over the window's hosts in turn and over each host's time; \
+                         a bigger N adds to the same sample."
+            .to_owned(),
         Mode::Single => sel
             .single
             .get()
@@ -257,6 +265,18 @@ pub fn SelectionPanel(
                     <input type="number" min="1" data-testid="sel-budget" bind:value=sel.budget_mb />
                 </label>
             </div>
+            <Show when=move || sel.mode.get() == Mode::Sample && coverage.with(Option::is_some)>
+                <p class="muted" data-testid="sel-coverage">
+                    {move || coverage.with(|c| c.as_ref().map(|c| format!("The sample covers {}.", c.text())))}
+                    " "
+                    <Show when=can_add>
+                        <button type="button" class="button" data-testid="sel-sample-more"
+                            on:click=move |_| if let Some(n) = sample_n() { sel.sample_n.set((2 * n).to_string()) }>
+                            {move || format!("Add {} more", sample_n().unwrap_or(0))}
+                        </button>
+                    </Show>
+                </p>
+            </Show>
             <Show when=estimate_shown>
                 <p class="muted" data-testid="lambda-estimate">
                     {move || selection.with(|s| s.as_ref().map(|(_, s)| {

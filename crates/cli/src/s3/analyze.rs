@@ -10,14 +10,16 @@ use crate::output;
 use crate::progress::Progress;
 use d9lens_core::analysis::{FileOutcome, Merger};
 use d9lens_core::bucket::catalog::{Catalog, Selection, TimeWindow};
+use d9lens_core::bucket::sample::Coverage;
 use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_core::run::progress::FilesProgress;
 use d9lens_http::Client;
 use std::collections::HashMap;
 use std::process::ExitCode;
 
-/// The segments the flags ask for, in time order, sampled when asked.
-pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
+/// The segments the flags ask for, in time order, sampled when asked (with
+/// what the sample covers of them).
+fn select(catalog: &Catalog, a: &AnalyzeArgs) -> (Selection, Option<Coverage>) {
     let (from, to) = (a.from.unwrap_or(0), a.to.unwrap_or(u64::MAX));
     if a.fleet {
         // The page's fleet overview: the service by its decoded name (as the key spells it works too).
@@ -28,7 +30,7 @@ pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
                 .find(|s| s.parts.service_raw == *v)
                 .map_or(v.clone(), |s| s.parts.service.clone())
         });
-        return SelectionSpec::Fleet { service, from, to }.resolve(catalog);
+        return (SelectionSpec::Fleet { service, from, to }.resolve(catalog), None);
     }
     let window = TimeWindow::new(from, to).unwrap_or(TimeWindow::ALL);
     let selection = catalog.segments_overlapping(window, |s| {
@@ -41,8 +43,11 @@ pub fn select(catalog: &Catalog, a: &AnalyzeArgs) -> Selection {
                 .is_none_or(|v| Some(v.as_str()) == s.parts.boot.as_deref())
     });
     match a.sample {
-        Some(n) => selection.sample_evenly(n),
-        None => selection,
+        Some(n) => {
+            let (sample, coverage) = selection.sample_covered(n);
+            (sample, Some(coverage))
+        }
+        None => (selection, None),
     }
 }
 
@@ -78,7 +83,7 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     };
     ls::warn_not_listed(&listed);
     let catalog = listed.catalog;
-    let selection = select(&catalog, a);
+    let (selection, coverage) = select(&catalog, a);
     let url = a.common.location.url();
     if selection.is_empty() {
         let services: Vec<String> = catalog.summary().services.into_iter().map(|s| s.name).collect();
@@ -103,6 +108,9 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
         d9lens_core::fmt::bytes(selection.total_bytes()),
         describe(a)
     ));
+    if let Some(coverage) = coverage {
+        progress.note(&format!("the sample covers {}", coverage.text()));
+    }
     let keys: Vec<&str> = selection.keys().collect();
     let mut merger = Merger::new(a.opts.clone()).with_files(keys.iter().map(|k| k.to_string()));
     if keys.len() > 1 {

@@ -27,7 +27,9 @@ the endpoint from --endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (default A
 TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds.
 The bucket is listed by partition (dates, services, hours), several listings at once, up to
 --max-objects (200000); what a cap leaves out is named on stderr. --fleet picks one segment per
-host, the one starting nearest the middle of the window; --sample N spreads N over the selection.
+host, the one starting nearest the middle of the window; --sample N takes N spread over the
+selection's hosts and time, in an order fixed by the selection (a bigger N adds to a smaller
+one), and says what it covers.
 Segments download --jobs (12) at once and are analyzed on one thread per core meanwhile. On a
 terminal, stderr shows the partitions listed, then the files done, bytes, rate and time left
 (--quiet: no progress and no notes, only problems).

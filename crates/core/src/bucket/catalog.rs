@@ -609,19 +609,6 @@ impl Selection {
     pub fn objects(&self) -> impl Iterator<Item = (&str, u64)> {
         self.segments.iter().map(|s| (s.segment.key.as_str(), s.segment.size))
     }
-
-    /// `n` segments spread evenly: indices `floor(i * count / n)` for
-    /// `i in 0..n`, as dial9's `--sample`. All of them when `n >= count`.
-    pub fn sample_evenly(&self, n: usize) -> Selection {
-        let count = self.segments.len();
-        if n >= count {
-            return self.clone();
-        }
-        let segments = (0..n)
-            .map(|i| self.segments[(i as u128 * count as u128 / n as u128) as usize].clone())
-            .collect();
-        Selection { segments }
-    }
 }
 
 /// The catalog as the page shows it.

@@ -7,6 +7,7 @@
 //! - [`walk`]: a listing plan and the catalog it fills, as both shells drive it.
 //! - [`catalog`]: what the bucket holds according to its keys (services, hosts,
 //!   boots, segment spans, density) and selections of its segments.
+//! - [`sample`]: samples that spread over hosts and time, and what they cover.
 //! - [`spec`]: shareable choices of segments, resolved against a catalog.
 //! - [`link`]: the bucket, selection and view a shared link carries.
 //! - [`cached`]: the segment cache's identity of one version of one object.
@@ -16,5 +17,6 @@ pub mod catalog;
 pub mod layout;
 pub mod link;
 pub mod listing_plan;
+pub mod sample;
 pub mod spec;
 pub mod walk;

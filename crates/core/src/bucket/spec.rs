@@ -5,6 +5,7 @@
 //! `d9lens s3 analyze`: a segment belongs to a window when its span overlaps it.
 
 use super::catalog::{Catalog, Selection, TimeWindow};
+use super::sample::Coverage;
 use serde::{Deserialize, Serialize};
 
 /// Windows are `[from, to)` in Unix seconds.
@@ -42,6 +43,11 @@ pub enum SelectionSpec {
 impl SelectionSpec {
     /// The segments this stands for in `catalog` (none for an empty window or an unknown key).
     pub fn resolve(&self, catalog: &Catalog) -> Selection {
+        self.resolve_covered(catalog).0
+    }
+
+    /// [`SelectionSpec::resolve`], and for a sample what it covers of the window.
+    pub fn resolve_covered(&self, catalog: &Catalog) -> (Selection, Option<Coverage>) {
         let window = |from: u64, to: u64| TimeWindow::new(from, to);
         let of_service = |service: &Option<String>, s: &str| service.as_deref().is_none_or(|v| v == s);
         match self {
@@ -50,24 +56,35 @@ impl SelectionSpec {
                 instance,
                 from,
                 to,
-            } => window(*from, *to)
-                .map(|w| {
-                    catalog.segments_overlapping(w, |s| s.parts.service == *service && s.parts.instance == *instance)
-                })
-                .unwrap_or_default(),
-            SelectionSpec::Fleet { service, from, to } => window(*from, *to)
-                .map(|w| catalog.fleet_overview(w, service.as_deref()))
-                .unwrap_or_default(),
+            } => (
+                window(*from, *to)
+                    .map(|w| {
+                        catalog
+                            .segments_overlapping(w, |s| s.parts.service == *service && s.parts.instance == *instance)
+                    })
+                    .unwrap_or_default(),
+                None,
+            ),
+            SelectionSpec::Fleet { service, from, to } => (
+                window(*from, *to)
+                    .map(|w| catalog.fleet_overview(w, service.as_deref()))
+                    .unwrap_or_default(),
+                None,
+            ),
             SelectionSpec::Sample { service, n, from, to } => window(*from, *to)
                 .map(|w| {
-                    catalog
+                    let (sample, coverage) = catalog
                         .segments_overlapping(w, |s| of_service(service, &s.parts.service))
-                        .sample_evenly(*n)
+                        .sample_covered(*n);
+                    (sample, Some(coverage))
                 })
                 .unwrap_or_default(),
-            SelectionSpec::Single { key } => Selection {
-                segments: catalog.segment(key).into_iter().collect(),
-            },
+            SelectionSpec::Single { key } => (
+                Selection {
+                    segments: catalog.segment(key).into_iter().collect(),
+                },
+                None,
+            ),
         }
     }
 }
