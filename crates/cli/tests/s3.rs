@@ -542,23 +542,29 @@ fn analyze_a_boot_window_equals_the_local_analysis() {
     assert!(remote == local, "s3 analyze differs from the local analysis");
 }
 
-#[test]
-fn analyze_a_fleet_overview_takes_one_segment_per_host() {
-    let s = servers!();
-    // 2026-11-30 23:00 to 2026-12-01 10:00: payments/api's host and inventory-svc's two.
-    let out = d9lens(&[
+/// `s3 analyze` of a fleet overview from 2026-11-30 23:00 to 2026-12-01
+/// 10:00: payments/api's host and inventory-svc's two.
+fn fleet_overview_args<'a>(bucket: &'a str, endpoint: &'a str) -> [&'a str; 10] {
+    [
         "s3",
         "analyze",
-        &format!("s3://{BUCKET}"),
+        bucket,
         "--endpoint",
-        &s.cors,
+        endpoint,
         "--fleet",
         "--from",
         "2026-11-30T23:00:00Z",
         "--to",
         "2026-12-01T10:00:00Z",
-        "--json",
-    ]);
+    ]
+}
+
+#[test]
+fn analyze_a_fleet_overview_takes_one_segment_per_host() {
+    let s = servers!();
+    let bucket = format!("s3://{BUCKET}");
+    let args = fleet_overview_args(&bucket, &s.cors);
+    let out = d9lens(&[&args[..], &["--json"]].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut remote = json(&out);
     // Each host's segment starting nearest 04:30, the middle of the window (in key order).
@@ -595,18 +601,8 @@ fn analyze_a_fleet_overview_takes_one_segment_per_host() {
 #[test]
 fn a_terminal_sees_the_listing_and_the_files_progress() {
     let s = servers!();
-    let args = [
-        "s3",
-        "analyze",
-        &format!("s3://{BUCKET}"),
-        "--endpoint",
-        &s.cors,
-        "--fleet",
-        "--from",
-        "2026-11-30T23:00:00Z",
-        "--to",
-        "2026-12-01T10:00:00Z",
-    ];
+    let bucket = format!("s3://{BUCKET}");
+    let args = fleet_overview_args(&bucket, &s.cors);
     let screen = terminal::stderr_on_a_terminal(&args, |cmd| aws_env(cmd, &[]));
     assert!(screen.contains("\rd9lens: listing: "), "{screen:?}");
     assert!(screen.contains(" partitions listed, "), "{screen:?}");

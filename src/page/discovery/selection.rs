@@ -87,6 +87,11 @@ impl SelectionState {
         TimeWindow::new(from, to + 1)
     }
 
+    /// The N of "Sample N" typed in (`None` unless a whole number ≥ 1).
+    pub fn sample_count(&self) -> Option<usize> {
+        self.sample_n.get().trim().parse::<usize>().ok().filter(|&n| n > 0)
+    }
+
     /// The current choice as a shareable spec (`None` while incomplete).
     pub fn spec(&self) -> Option<SelectionSpec> {
         let service = Some(self.service.get()).filter(|s| !s.is_empty());
@@ -104,7 +109,7 @@ impl SelectionState {
                     }),
                     Mode::Fleet => Some(SelectionSpec::Fleet { service, from, to }),
                     _ => {
-                        let n = self.sample_n.get().trim().parse::<usize>().ok().filter(|&n| n > 0)?;
+                        let n = self.sample_count()?;
                         Some(SelectionSpec::Sample { service, n, from, to })
                     }
                 }
@@ -177,7 +182,6 @@ pub fn SelectionPanel(
     let selection = Memo::new(move |_| current.get().map(|(spec, selection, _)| (spec, selection)));
     let coverage = Memo::new(move |_| current.get().and_then(|(.., coverage)| coverage));
     // "Add N more": the same sample, N more segments (those it has come from the segment cache).
-    let sample_n = move || sel.sample_n.get().trim().parse::<usize>().ok().filter(|&n| n > 0);
     let can_add = move || coverage.with(|c| c.as_ref().is_some_and(|c| c.segments < c.of_segments));
     let count = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.len()));
     let bytes = move || selection.with(|s| s.as_ref().map_or(0, |(_, s)| s.total_bytes()));
@@ -271,8 +275,8 @@ pub fn SelectionPanel(
                     " "
                     <Show when=can_add>
                         <button type="button" class="button" data-testid="sel-sample-more"
-                            on:click=move |_| if let Some(n) = sample_n() { sel.sample_n.set((2 * n).to_string()) }>
-                            {move || format!("Add {} more", sample_n().unwrap_or(0))}
+                            on:click=move |_| if let Some(n) = sel.sample_count() { sel.sample_n.set((2 * n).to_string()) }>
+                            {move || format!("Add {} more", sel.sample_count().unwrap_or(0))}
                         </button>
                     </Show>
                 </p>

@@ -116,11 +116,7 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     if keys.len() > 1 {
         merger = merger.with_label(format!("{} segments from {url}", keys.len()));
     }
-    let sizes: HashMap<&str, u64> = selection
-        .segments
-        .iter()
-        .map(|s| (s.segment.key.as_str(), s.segment.size))
-        .collect();
+    let sizes: HashMap<&str, u64> = selection.objects().collect();
     let mut done = FilesProgress::new(keys.len(), selection.total_bytes(), progress.now_ms());
     let mut add = |outcome: FileOutcome| {
         let size = sizes.get(outcome.partial.file.as_str()).copied().unwrap_or(0);

@@ -6,6 +6,7 @@
 
 use super::model::{SpanFields, StrId, Strings};
 use crate::hashing::FastMap;
+use dial9_trace_format::types::FieldValueRef;
 use serde::{Deserialize, Serialize};
 
 /// Distinct custom event types one file may define: a schema each, kept
@@ -182,6 +183,29 @@ pub enum Value {
 }
 
 impl Value {
+    /// A number or boolean field as recorded (`None` for text and the rest).
+    pub(super) fn scalar(v: &FieldValueRef<'_>) -> Option<Value> {
+        Some(match v {
+            FieldValueRef::Varint(v) => Value::U64(*v),
+            FieldValueRef::I64(v) => Value::I64(*v),
+            FieldValueRef::F64(v) => Value::F64(*v),
+            FieldValueRef::Bool(b) => Value::Bool(*b),
+            _ => return None,
+        })
+    }
+
+    /// A number or boolean as JavaScript's `String(v)` writes it (`None` for
+    /// text and absent values).
+    pub(super) fn scalar_text(self) -> Option<String> {
+        Some(match self {
+            Value::U64(v) => v.to_string(),
+            Value::I64(v) => v.to_string(),
+            Value::F64(v) => crate::fmt::js_number(v),
+            Value::Bool(b) => b.to_string(),
+            Value::Absent | Value::Text(_) => return None,
+        })
+    }
+
     /// The value as a number, when it is one.
     pub fn number(self) -> Option<f64> {
         match self {
@@ -380,14 +404,10 @@ impl AppEvents {
 
     /// The text of a value, as dial9's viewer shows a field (`String(v)` in JS).
     pub fn text(v: Value, strings: &Strings) -> Option<String> {
-        Some(match v {
-            Value::Absent => return None,
-            Value::U64(v) => v.to_string(),
-            Value::I64(v) => v.to_string(),
-            Value::F64(v) => crate::fmt::js_number(v),
-            Value::Bool(b) => b.to_string(),
-            Value::Text(s) => strings.get(s).to_string(),
-        })
+        match v {
+            Value::Text(s) => Some(strings.get(s).to_string()),
+            v => v.scalar_text(),
+        }
     }
 }
 

@@ -838,13 +838,13 @@ impl Builder {
                 let first = app.values.len() as u32;
                 make_room(&mut app.values, n);
                 let texts = &mut self.texts;
-                app.values.extend((0..n).map(|i| match f.at(i) {
-                    Some(FieldValueRef::Varint(v)) => Value::U64(*v),
-                    Some(FieldValueRef::I64(v)) => Value::I64(*v),
-                    Some(FieldValueRef::F64(v)) => Value::F64(*v),
-                    Some(FieldValueRef::Bool(b)) => Value::Bool(*b),
-                    Some(v) => texts.string(f, v, strings).map_or(Value::Absent, Value::Text),
-                    None => Value::Absent,
+                app.values.extend((0..n).map(|i| {
+                    match f.at(i) {
+                        Some(v) => Value::scalar(v)
+                            .or_else(|| texts.string(f, v, strings).map(Value::Text))
+                            .unwrap_or(Value::Absent),
+                        None => Value::Absent,
+                    }
                 }));
                 push_event(&mut app.events, CustomEvent { ts, kind, first });
                 Some(SpanFields::Event { kind, first })

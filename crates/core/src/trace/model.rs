@@ -64,20 +64,13 @@ impl Strings {
             index,
             hasher,
         } = self;
-        let at = |i: u32| -> &str {
-            let i = i as usize;
-            &text[i.checked_sub(1).map_or(0, |p| ends[p])..ends[i]]
-        };
-        let i = match index.find(hash, |&i| at(i) == s.as_ref()) {
+        let i = match index.find(hash, |&i| nth(text, ends, i as usize) == s.as_ref()) {
             Some(&i) => i,
             None => {
                 let i = ends.len() as u32;
                 text.push_str(&s);
                 ends.push(text.len());
-                index.insert_unique(hash, i, |&i| {
-                    let i = i as usize;
-                    hasher.hash_one(&text[i.checked_sub(1).map_or(0, |p| ends[p])..ends[i]])
-                });
+                index.insert_unique(hash, i, |&i| hasher.hash_one(nth(text, ends, i as usize)));
                 i
             }
         };
@@ -94,7 +87,7 @@ impl Strings {
     }
 
     fn at(&self, i: usize) -> &str {
-        &self.text[i.checked_sub(1).map_or(0, |p| self.ends[p])..self.ends[i]]
+        nth(&self.text, &self.ends, i)
     }
 
     /// How many distinct strings (ids are `0..len`, in first-intern order).
@@ -115,6 +108,11 @@ impl Strings {
     pub(super) fn absorb(&mut self, later: &Strings) -> StrRemap {
         StrRemap((0..later.len()).map(|i| self.intern(later.at(i))).collect())
     }
+}
+
+/// String `i` of a buffer and its strings' ends.
+fn nth<'a>(text: &'a str, ends: &[usize], i: usize) -> &'a str {
+    &text[i.checked_sub(1).map_or(0, |p| ends[p])..ends[i]]
 }
 
 /// Ids of one string table → ids of the table that absorbed it.
@@ -292,7 +290,7 @@ pub enum SpanEvent {
 /// Where a span's fields are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpanFields {
-    /// An interned set: spans from enter and exit events.
+    /// A set in `AppEvents::field_sets`: spans from enter and exit events.
     Set(FieldSetId),
     /// The custom event a single-event span came from (`AppEvents::values`
     /// from `first`, of type `kind`): its attributes are the values at the

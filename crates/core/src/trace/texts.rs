@@ -3,6 +3,7 @@
 //! hundreds of thousands of times, and a pool id is cheaper to look up than
 //! its text.
 
+use super::app::Value;
 use super::fields::Fields;
 use super::model::{StrId, Strings, cut};
 use crate::hashing::FastMap;
@@ -90,7 +91,7 @@ impl Texts {
         v: &FieldValueRef<'_>,
         strings: &mut Strings,
     ) -> Option<StrId> {
-        match number_text(v) {
+        match Value::scalar(v).and_then(Value::scalar_text) {
             Some(text) => Some(strings.intern(&text)),
             None => self.string(f, v, strings),
         }
@@ -109,21 +110,10 @@ impl Texts {
         {
             return Some(s == id);
         }
-        let text = match number_text(v) {
-            Some(text) => text,
+        let text: Cow<'_, str> = match Value::scalar(v).and_then(Value::scalar_text) {
+            Some(text) => text.into(),
             None => f.text(v)?,
         };
         Some(strings.get(id) == cut(&text))
     }
-}
-
-/// A number or boolean as JavaScript's `String(v)` writes it.
-fn number_text(v: &FieldValueRef<'_>) -> Option<Cow<'static, str>> {
-    Some(match v {
-        FieldValueRef::Varint(n) => n.to_string().into(),
-        FieldValueRef::I64(n) => n.to_string().into(),
-        FieldValueRef::F64(x) => crate::fmt::js_number(*x).into(),
-        FieldValueRef::Bool(b) => (if *b { "true" } else { "false" }).into(),
-        _ => return None,
-    })
 }
