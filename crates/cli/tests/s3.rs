@@ -337,6 +337,50 @@ fn ls_walks_the_whole_bucket_by_partition() {
     }
 }
 
+/// `--last 15m`: the bucket's shape first (delimiter listings only), then
+/// only the 10-minute blocks of the newest quarter hour: its six segments.
+#[test]
+fn ls_of_the_last_minutes_lists_only_their_blocks() {
+    let s = servers!();
+    let url = format!("s3://{BUCKET}");
+    let out = d9lens(&["s3", "ls", &url, "--endpoint", &s.cors, "--last", "15m", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = json(&out);
+    // 2026-12-01 10:00 is the newest minute: 09:46 → 10:01.
+    assert_eq!(
+        v["window"],
+        serde_json::json!({"startSecs": 1_796_118_360u64, "endSecs": 1_796_119_260u64})
+    );
+    assert_eq!(v["summary"]["segments"], 6);
+    assert_eq!(v["notListed"], serde_json::json!([]));
+    // The shape: root, version=1/, 2 days, the newest day's 2 services, the
+    // newest positional day; then inventory-svc's blocks 09:50 and 10:00.
+    assert_eq!((v["partitions"].as_u64(), v["pages"].as_u64()), (Some(9), Some(9)));
+    let (_, _, body) = http(&s.cors, "GET", "/__d9lens/requests", &[], "");
+    let log = text(&body);
+    let block = "prefix=version%3D1%2Fdate%3D2026-12-01%2Fservice%3Dinventory-svc%2Ftime%3D095\"";
+    assert!(log.contains(block), "no listing of the 09:50 block in {log}");
+    let err = text(&out.stderr);
+    assert!(err.contains("the newest data is at 2026-12-01T10:01:00Z"), "{err}");
+
+    // A window bounds the listing the same way, and analyze takes it.
+    let out = d9lens(&[
+        "s3",
+        "analyze",
+        &url,
+        "--endpoint",
+        &s.cors,
+        "--from",
+        "2026-12-01T09:55",
+        "--to",
+        "2026-12-01T10:05",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("analyzing 6 segments"), "{err}");
+}
+
 #[test]
 fn ls_under_a_prefix_and_without_the_cors_front() {
     let s = servers!();

@@ -5,9 +5,12 @@
 mod common;
 
 use common::bucket::Bucket;
+use d9lens_core::bucket::catalog::TimeWindow;
+use d9lens_core::bucket::layout::KeyDate;
 use d9lens_core::bucket::listing_plan::{
     ListRequest, ListingLimits, ListingPlan, NotListed, NotListedReason, PlanError,
 };
+use d9lens_core::bucket::scope::{SEGMENT_PAD_SECS, Scope};
 use d9lens_core::s3::{ListPage, ObjectEntry};
 use std::collections::BTreeSet;
 
@@ -396,4 +399,135 @@ fn a_hundred_thousand_keys_in_few_round_trips() {
     assert_eq!(progress.pages, 132);
     // … against 100 pages one after the other.
     assert_eq!(w.rounds, 25);
+}
+
+/// Answers `plan` until it is done: the requests sent and every key of
+/// every page (a key listed twice appears twice).
+fn run(bucket: &Bucket, plan: &mut ListingPlan) -> (Vec<ListRequest>, Vec<String>) {
+    let (mut requests, mut keys) = (Vec::new(), Vec::new());
+    loop {
+        let round = plan.next_requests();
+        if round.is_empty() {
+            break;
+        }
+        for request in round.iter().rev() {
+            let page = bucket.list(&request.list);
+            keys.extend(page.contents.iter().map(|o| o.key.clone()));
+            plan.on_page(request.id, &page).unwrap();
+        }
+        requests.extend(round);
+    }
+    assert!(plan.is_done());
+    (requests, keys)
+}
+
+/// The start (Unix seconds) of a segment key of either layout.
+fn segment_start(key: &str) -> Option<u64> {
+    let name = key.rsplit('/').next()?;
+    name.split_once('-')?.0.parse().ok()
+}
+
+/// The shape of 100,000 keys: days, services and the newest minute, from a
+/// handful of delimiter listings and no segment key.
+#[test]
+fn the_shape_costs_a_few_delimiter_listings() {
+    use common::bucket::{PER_BOOT, T0};
+    let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
+    let mut plan = ListingPlan::scoped("", limits(None), Scope::Shape);
+    let (requests, keys) = run(&bucket, &mut plan);
+    assert!(requests.iter().all(|r| r.list.delimiter.is_some()), "{requests:?}");
+    assert!(keys.iter().all(|k| segment_start(k).is_none()), "{keys:?}");
+    // root, prefix, version=1/, 2 days, the newest day's 4 services, the newest positional day.
+    assert_eq!(requests.len(), 10, "{requests:?}");
+    let shape = plan.shape();
+    let services: BTreeSet<String> = (0..4).map(|s| format!("svc{s}")).collect();
+    let day1 = KeyDate::parse("2026-11-30").unwrap();
+    let day2 = KeyDate::parse("2026-12-01").unwrap();
+    assert_eq!(shape.days[&day1], services);
+    assert_eq!(shape.days.keys().copied().collect::<Vec<_>>(), [day1, day2]);
+    // The last segment: host 24's second boot, at minute 499.
+    let last = T0 + 24 + (PER_BOOT * 60 + 600) + 499 * 60;
+    assert_eq!(shape.newest_secs, Some(last - last % 60));
+}
+
+/// The last hour, then six: only the partitions each window touches are
+/// listed, every key of the window is found, and widening lists only what
+/// is new. (10 listings for the shape, 7 for the hour, 34 more for six.)
+#[test]
+fn a_window_lists_its_hours_and_widening_lists_only_the_new_ones() {
+    let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
+    let mut plan = ListingPlan::scoped("", limits(None), Scope::Shape);
+    let (shape_requests, _) = run(&bucket, &mut plan);
+    let hour = plan.shape().last(3600).unwrap();
+    plan.set_scope(Scope::Window(hour));
+    let (requests, keys) = run(&bucket, &mut plan);
+    let wanted = |w: &TimeWindow, k: &str| {
+        segment_start(k).is_some_and(|s| s + SEGMENT_PAD_SECS > w.start_secs() && s < w.end_secs())
+    };
+    let found: BTreeSet<&str> = keys.iter().map(String::as_str).collect();
+    assert_eq!(found.len(), keys.len(), "no key listed twice");
+    for key in bucket.keys().filter(|k| wanted(&hour, k)) {
+        assert!(found.contains(key), "{key} is in the last hour but was not listed");
+    }
+    // Listed: the 10-minute blocks the padded window touches, nothing else.
+    let (from, to) = (hour.start_secs() - SEGMENT_PAD_SECS, hour.end_secs());
+    assert!(keys.iter().all(|k| {
+        let s = segment_start(k).unwrap();
+        s + 600 > from - from % 600 && s < to + 600
+    }));
+    assert!(shape_requests.len() + requests.len() <= 60, "{requests:?}");
+    assert!(
+        requests.iter().all(|r| r.list.delimiter.is_none()),
+        "the shape's listings are not repeated"
+    );
+
+    let six = TimeWindow::new(hour.end_secs() - 6 * 3600, hour.end_secs()).unwrap();
+    plan.set_scope(Scope::Window(six));
+    let (wider, more) = run(&bucket, &mut plan);
+    let listed_before: BTreeSet<&str> = requests.iter().map(|r| r.list.prefix.as_str()).collect();
+    for r in &wider {
+        assert!(
+            r.list.continuation_token.is_some() || !listed_before.contains(r.list.prefix.as_str()),
+            "{} listed again",
+            r.list.prefix
+        );
+    }
+    let all: BTreeSet<&str> = keys.iter().chain(&more).map(String::as_str).collect();
+    assert_eq!(all.len(), keys.len() + more.len(), "no key listed twice");
+    for key in bucket.keys().filter(|k| wanted(&six, k)) {
+        assert!(all.contains(key), "{key} is in the last 6 hours but was not listed");
+    }
+    assert!(plan.not_listed().is_empty());
+}
+
+/// A whole hour over one page goes on in its 10-minute blocks, all at
+/// once, from where the first page stopped: every key once.
+#[test]
+fn an_hour_over_a_page_splits_into_blocks() {
+    let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
+    // 2026-11-30 21:00–22:00 UTC: 4 services × 25 hosts × 60 v1 segments.
+    let day = 1_795_996_800;
+    let window = TimeWindow::new(day + 21 * 3600 + 600, day + 22 * 3600).unwrap();
+    let mut plan = ListingPlan::scoped("dial9-traces/version=1/", limits(None), Scope::Window(window));
+    let (requests, keys) = run(&bucket, &mut plan);
+    let svc0 = "dial9-traces/version=1/date=2026-11-30/service=svc0/time=21";
+    let of_svc0: Vec<&ListRequest> = requests.iter().filter(|r| r.list.prefix.starts_with(svc0)).collect();
+    let prefixes: BTreeSet<&str> = of_svc0.iter().map(|r| r.list.prefix.as_str()).collect();
+    // The hour (its first page: 1,000 of 1,500 keys) and the blocks from the one it stopped in.
+    assert!(prefixes.contains(svc0), "{prefixes:?}");
+    assert!(prefixes.contains(format!("{svc0}5").as_str()), "{prefixes:?}");
+    let resumed = of_svc0
+        .iter()
+        .find(|r| r.list.start_after.is_some())
+        .expect("a block starts after the page");
+    assert_eq!(resumed.list.prefix.len(), svc0.len() + 1);
+    assert!(
+        of_svc0.iter().all(|r| r.list.continuation_token.is_none()),
+        "no page waits on another"
+    );
+    let found: BTreeSet<&str> = keys.iter().map(String::as_str).collect();
+    assert_eq!(found.len(), keys.len(), "no key listed twice");
+    let expected = bucket.keys().filter(|k| k.starts_with(svc0)).count();
+    assert_eq!(keys.iter().filter(|k| k.starts_with(svc0)).count(), expected);
+    assert_eq!(expected, 1500);
 }

@@ -19,8 +19,9 @@ use std::process::ExitCode;
 
 /// The segments the flags ask for, in time order, sampled when asked (with
 /// what the sample covers of them).
-fn select(catalog: &Catalog, a: &AnalyzeArgs) -> (Selection, Option<Coverage>) {
-    let (from, to) = (a.from.unwrap_or(0), a.to.unwrap_or(u64::MAX));
+fn select(catalog: &Catalog, a: &AnalyzeArgs, window: Option<TimeWindow>) -> (Selection, Option<Coverage>) {
+    let window = window.unwrap_or(TimeWindow::ALL);
+    let (from, to) = (window.start_secs(), window.end_secs());
     if a.fleet {
         // The page's fleet overview: the service by its decoded name (as the key spells it works too).
         let service = a.service.as_ref().map(|v| {
@@ -32,7 +33,6 @@ fn select(catalog: &Catalog, a: &AnalyzeArgs) -> (Selection, Option<Coverage>) {
         });
         return (SelectionSpec::Fleet { service, from, to }.resolve(catalog), None);
     }
-    let window = TimeWindow::new(from, to).unwrap_or(TimeWindow::ALL);
     let selection = catalog.segments_overlapping(window, |s| {
         a.service
             .as_ref()
@@ -51,18 +51,18 @@ fn select(catalog: &Catalog, a: &AnalyzeArgs) -> (Selection, Option<Coverage>) {
     }
 }
 
-fn describe(a: &AnalyzeArgs) -> String {
+fn describe(a: &AnalyzeArgs, window: Option<TimeWindow>) -> String {
     let mut parts = Vec::new();
     for (name, v) in [("service", &a.service), ("host", &a.host), ("boot", &a.boot)] {
         if let Some(v) = v {
             parts.push(format!("{name} {v}"));
         }
     }
-    if let Some(from) = a.from {
-        parts.push(format!("from {}", summary::time(from)));
+    if let Some(w) = window.filter(|w| w.start_secs() > 0) {
+        parts.push(format!("from {}", summary::time(w.start_secs())));
     }
-    if let Some(to) = a.to {
-        parts.push(format!("to {}", summary::time(to)));
+    if let Some(w) = window.filter(|w| w.end_secs() < u64::MAX) {
+        parts.push(format!("to {}", summary::time(w.end_secs())));
     }
     if a.fleet {
         parts.push("one segment per host".to_owned());
@@ -82,14 +82,14 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
         Err(e) => return Ok(super::failed(&e, &client.config())),
     };
     ls::warn_not_listed(&listed);
-    let catalog = listed.catalog;
-    let (selection, coverage) = select(&catalog, a);
+    let (catalog, window) = (listed.catalog, listed.window);
+    let (selection, coverage) = select(&catalog, a, window);
     let url = a.common.location.url();
     if selection.is_empty() {
         let services: Vec<String> = catalog.summary().services.into_iter().map(|s| s.name).collect();
         return Err(format!(
             "no segment of {url} matches {} ({} segments listed; services: {})",
-            describe(a),
+            describe(a, window),
             catalog.segments().len(),
             if services.is_empty() {
                 "none".to_owned()
@@ -106,7 +106,7 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
             format!("{} segments", selection.len())
         },
         d9lens_core::fmt::bytes(selection.total_bytes()),
-        describe(a)
+        describe(a, window)
     ));
     if let Some(coverage) = coverage {
         progress.note(&format!("the sample covers {}", coverage.text()));

@@ -46,6 +46,21 @@ pub struct Common {
     pub json: bool,
     /// No progress line, no notes.
     pub quiet: bool,
+    /// The time the listing covers.
+    pub period: Period,
+}
+
+/// The time a listing covers: `--from`/`--to` bound it to their window;
+/// `--last` learns the bucket's shape first, then lists the last stretch of
+/// its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Period {
+    #[default]
+    All,
+    /// Unix seconds: `from` inclusive, `to` exclusive.
+    Range { from: Option<u64>, to: Option<u64> },
+    /// The last this many seconds, up to the newest data.
+    Last(u64),
 }
 
 #[derive(Debug, Clone)]
@@ -59,10 +74,6 @@ pub struct AnalyzeArgs {
     pub service: Option<String>,
     pub host: Option<String>,
     pub boot: Option<String>,
-    /// Unix seconds, inclusive.
-    pub from: Option<u64>,
-    /// Unix seconds, exclusive.
-    pub to: Option<u64>,
     pub sample: Option<usize>,
     /// One segment per host (the page's fleet overview).
     pub fleet: bool,
@@ -125,6 +136,23 @@ pub fn parse_time(text: &str, flag: &str) -> Result<u64, String> {
     u64::try_from(ts.unix_secs()).map_err(|_| format!("{flag}: {text:?} is before 1970"))
 }
 
+/// `90s`, `15m`, `2h` or `7d`.
+pub fn parse_duration(text: &str, flag: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (at, unit) = match t.char_indices().last() {
+        Some((at, 's')) => (at, 1),
+        Some((at, 'm')) => (at, 60),
+        Some((at, 'h')) => (at, 3600),
+        Some((at, 'd')) => (at, 86_400),
+        _ => (0, 0),
+    };
+    let n: Option<u64> = t[..at].parse().ok();
+    match n.and_then(|n| n.checked_mul(unit)) {
+        Some(secs) if secs > 0 => Ok(secs),
+        _ => Err(format!("{flag} needs a duration like 15m, 2h or 7d, not {text:?}")),
+    }
+}
+
 /// Parses the flags after `ls` / `analyze`; `analyze` enables the selection flags.
 fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String> {
     let mut location = None;
@@ -139,14 +167,13 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         max_objects: DEFAULT_MAX_OBJECTS,
         json: false,
         quiet: false,
+        period: Period::All,
     };
     let mut a = AnalyzeArgs {
         common: common.clone(),
         service: None,
         host: None,
         boot: None,
-        from: None,
-        to: None,
         sample: None,
         fleet: false,
         jobs: None,
@@ -155,6 +182,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
     };
     let (mut function, mut lambda_endpoint, mut batch_mb) = (None, None, DEFAULT_BATCH_MB);
     let mut results_prefix = None;
+    let (mut from, mut to, mut last) = (None, None, None);
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let flag = arg.as_str();
@@ -179,8 +207,9 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
             "--service" if analyze => a.service = Some(value(&mut it, flag)?.to_owned()),
             "--host" if analyze => a.host = Some(value(&mut it, flag)?.to_owned()),
             "--boot" if analyze => a.boot = Some(value(&mut it, flag)?.to_owned()),
-            "--from" if analyze => a.from = Some(parse_time(value(&mut it, flag)?, flag)?),
-            "--to" if analyze => a.to = Some(parse_time(value(&mut it, flag)?, flag)?),
+            "--from" => from = Some(parse_time(value(&mut it, flag)?, flag)?),
+            "--to" => to = Some(parse_time(value(&mut it, flag)?, flag)?),
+            "--last" => last = Some(parse_duration(value(&mut it, flag)?, flag)?),
             "--sample" if analyze => {
                 let n: usize = number(value(&mut it, flag)?, flag)?;
                 if n == 0 {
@@ -212,11 +241,13 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         }
     }
     common.location = location.ok_or("missing s3://BUCKET[/PREFIX]")?;
-    if let (Some(from), Some(to)) = (a.from, a.to)
-        && from >= to
-    {
-        return Err("--from must be before --to".into());
-    }
+    common.period = match (from, to, last) {
+        (Some(from), Some(to), _) if from >= to => return Err("--from must be before --to".into()),
+        (None, None, Some(secs)) => Period::Last(secs),
+        (_, _, Some(_)) => return Err("--last counts back from the newest data: not with --from or --to".into()),
+        (None, None, None) => Period::All,
+        (from, to, None) => Period::Range { from, to },
+    };
     if a.fleet && (a.host.is_some() || a.boot.is_some() || a.sample.is_some()) {
         return Err("--fleet picks one segment per host: not with --host, --boot or --sample".into());
     }
@@ -279,6 +310,29 @@ mod tests {
         assert_eq!(parse_time("2026-11-30", "--from"), Ok(1_795_996_800));
         assert_eq!(parse_time("1796047538", "--from"), Ok(1_796_047_538));
         assert!(parse_time("yesterday", "--from").is_err());
+    }
+
+    #[test]
+    fn durations_and_periods() {
+        assert_eq!(parse_duration("90s", "--last"), Ok(90));
+        assert_eq!(parse_duration("15m", "--last"), Ok(900));
+        assert_eq!(parse_duration("2h", "--last"), Ok(7200));
+        assert_eq!(parse_duration("7d", "--last"), Ok(604_800));
+        for bad in ["", "h", "0h", "2", "2w", "2é", "-1h", "99999999999999999d"] {
+            assert!(parse_duration(bad, "--last").is_err(), "{bad:?}");
+        }
+        let period = |args: &[&str]| LsArgs::parse(&strings(args)).map(|a| a.common.period);
+        assert_eq!(period(&["s3://b"]), Ok(Period::All));
+        assert_eq!(period(&["s3://b", "--last", "1h"]), Ok(Period::Last(3600)));
+        assert_eq!(
+            period(&["s3://b", "--from", "1796047500"]),
+            Ok(Period::Range {
+                from: Some(1_796_047_500),
+                to: None
+            })
+        );
+        assert!(period(&["s3://b", "--last", "1h", "--to", "1796047500"]).is_err());
+        assert!(period(&["s3://b", "--from", "2", "--to", "1"]).is_err());
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! `d9lens s3 ls`: walk a bucket (prefix) with the core's listing plan and show
 //! what it holds.
 
-use super::args::{Common, LsArgs};
+use super::args::{Common, LsArgs, Period};
 use super::summary;
 use crate::progress::Progress;
-use d9lens_core::bucket::catalog::Catalog;
+use d9lens_core::bucket::catalog::{Catalog, TimeWindow};
 use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress, NotListed};
+use d9lens_core::bucket::scope::Scope;
 use d9lens_core::bucket::walk::{BucketWalk, WalkError};
 use d9lens_core::run::progress::listing_line;
 use d9lens_http::{Client, FetchError};
@@ -17,20 +18,63 @@ pub struct Listed {
     pub catalog: Catalog,
     pub progress: ListingProgress,
     pub not_listed: Vec<NotListed>,
+    /// The window listed (`--from`/`--to`, or `--last` once the shape said
+    /// until when there is data); `None`: all of time.
+    pub window: Option<TimeWindow>,
 }
 
-/// Walks everything under the prefix, the plan's listings in parallel. A
-/// failed listing is reported as not listed; only when nothing could be
-/// listed at all is the failure the answer.
+/// Walks what the period needs under the prefix, the plan's listings in
+/// parallel: everything, a window, or (`--last`) the bucket's shape and
+/// then the window it gives. A failed listing is reported as not listed;
+/// only when nothing could be listed at all is the failure the answer.
 pub fn list(client: &Client, common: &Common, progress: &mut Progress) -> Result<Listed, FetchError> {
     let limits = ListingLimits {
         page_size: common.max_keys,
         max_objects: common.max_objects,
         ..ListingLimits::default()
     };
-    let mut walk = BucketWalk::new(&common.location.prefix, limits);
+    let (scope, mut window) = match common.period {
+        Period::All => (Scope::Everything, None),
+        Period::Range { from, to } => {
+            let window = TimeWindow::new(from.unwrap_or(0), to.unwrap_or(u64::MAX)).unwrap_or(TimeWindow::ALL);
+            (Scope::Window(window), Some(window))
+        }
+        Period::Last(_) => (Scope::Shape, None),
+    };
+    let mut walk = BucketWalk::scoped(&common.location.prefix, limits, scope);
     let mut first_error = None;
-    let mut reported = 0;
+    drain(client, &mut walk, progress, &mut first_error);
+    if let Period::Last(secs) = common.period {
+        window = walk.shape().last(secs);
+        match window {
+            Some(w) => {
+                progress.note(&format!(
+                    "the newest data is at {}: listing from {}",
+                    summary::time(w.end_secs()),
+                    summary::time(w.start_secs())
+                ));
+                walk.set_scope(Scope::Window(w));
+                drain(client, &mut walk, progress, &mut first_error);
+            }
+            None => progress.note("no dated partition found: nothing to take the last stretch of"),
+        }
+    }
+    progress.clear();
+    let listing = walk.progress();
+    match first_error {
+        Some(e) if listing.partitions_listed == 0 => Err(e),
+        _ => Ok(Listed {
+            not_listed: walk.not_listed().to_vec(),
+            catalog: walk.into_catalog(),
+            progress: listing,
+            window,
+        }),
+    }
+}
+
+/// Sends the walk's listings and feeds their answers until it is done.
+fn drain(client: &Client, walk: &mut BucketWalk, progress: &mut Progress, first_error: &mut Option<FetchError>) {
+    let mut reported = walk.catalog().object_count() / 10_000;
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         loop {
@@ -71,16 +115,6 @@ pub fn list(client: &Client, common: &Common, progress: &mut Progress) -> Result
             }
         }
     });
-    progress.clear();
-    let progress = walk.progress();
-    match first_error {
-        Some(e) if progress.partitions_listed == 0 => Err(e),
-        _ => Ok(Listed {
-            not_listed: walk.not_listed().to_vec(),
-            catalog: walk.into_catalog(),
-            progress,
-        }),
-    }
 }
 
 /// Says on stderr what the walk left out, if anything.
@@ -106,6 +140,7 @@ pub fn run(a: &LsArgs) -> Result<ExitCode, String> {
         catalog,
         progress,
         not_listed,
+        window,
     } = listed;
     if a.common.json {
         let doc = json!({
@@ -113,6 +148,7 @@ pub fn run(a: &LsArgs) -> Result<ExitCode, String> {
             "prefix": a.common.location.prefix,
             "endpoint": endpoint,
             "region": config.region.as_str(),
+            "window": window,
             "pages": progress.pages,
             "partitions": progress.partitions,
             "notListed": not_listed,

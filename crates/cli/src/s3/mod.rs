@@ -15,18 +15,22 @@ use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
   d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--max-objects N] [--json]
-               [--quiet]
+               [--from TIME] [--to TIME | --last DURATION] [--quiet]
   d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--service S] [--host H] [--boot B]
-                    [--from TIME --to TIME] [--sample N | --fleet] [--jobs N] [--json] [--reference-compatible]
+                    [--from TIME] [--to TIME | --last DURATION] [--sample N | --fleet] [--jobs N] [--json] [--reference-compatible]
                     [--quiet]
                     [--lambda FUNCTION [--lambda-endpoint URL] [--lambda-results PREFIX] [--batch-mb N]]
 
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (anonymous
 without them); the region from --region, AWS_REGION or AWS_DEFAULT_REGION (default us-east-1);
 the endpoint from --endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (default AWS S3).
-TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds.
+TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds; DURATION is
+90s, 15m, 2h or 7d.
 The bucket is listed by partition (dates, services, hours), several listings at once, up to
---max-objects (200000); what a cap leaves out is named on stderr. --fleet picks one segment per
+--max-objects (200000); what a cap leaves out is named on stderr. --from/--to list only the
+days, hours and 10-minute blocks their window touches (from 10 minutes earlier, for segments
+running into it); --last first lists the bucket's shape (days, services, the newest minutes),
+then the last DURATION up to the newest data. Without them, everything is listed. --fleet picks one segment per
 host, the one starting nearest the middle of the window; --sample N takes N spread over the
 selection's hosts and time, in an order fixed by the selection (a bigger N adds to a smaller
 one), and says what it covers.

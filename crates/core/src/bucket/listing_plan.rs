@@ -16,17 +16,23 @@
 //! anything else              flat        kept visible, up to `max_other_objects`
 //! ```
 //!
+//! A [`Scope`] narrows the walk: the shape alone (the delimiter levels and
+//! the newest day's minutes), or a time window (only the days, hours and
+//! 10-minute blocks it touches; an hour over one page goes on in blocks at
+//! once). Changing the scope plans what the new one adds, nothing twice.
+//!
 //! Every object of every page is the caller's to catalogue; the plan only
 //! decides what to list next and counts. Caps never cut silently: a
 //! partition left out (or listed only in part) is in [`ListingPlan::not_listed`]
 //! with the reason.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::layout::{KeyDate, KeyTime};
+use super::layout::{KeyDate, KeyTime, decode_partition_value};
+use super::scope::{HourParts, Scope, Shape, minute_start};
 use crate::s3::listing::ListPage;
 use crate::s3::request::ListObjectsV2;
 
@@ -226,7 +232,7 @@ impl Level {
 }
 
 fn v1_date(component: &str) -> bool {
-    component.strip_prefix("date=").and_then(KeyDate::parse).is_some()
+    v1_day(component).is_some()
 }
 
 fn v1_service(component: &str) -> bool {
@@ -251,8 +257,14 @@ struct Partition {
     /// Every continuation token its pages gave: one given again is a loop
     /// (A → B → A as much as A → A).
     tokens: HashSet<String>,
-    /// Common prefixes of its delimiter listing so far, planned once it is complete.
+    /// Common prefixes of its delimiter listing so far, planned once it is
+    /// complete (and again when the scope changes).
     children: Vec<String>,
+    complete: bool,
+    /// Where its first page starts (a block going on from an hour's page).
+    start_after: Option<String>,
+    /// It lists one whole hour (`…time=HH`, `…/YYYY-MM-DD/HH`).
+    whole_hour: bool,
 }
 
 /// The walk over one bucket (or one prefix of it). Feed it every answer to
@@ -272,6 +284,10 @@ pub struct ListingPlan {
     listed: usize,
     stopped: bool,
     not_listed: Vec<NotListed>,
+    scope: Scope,
+    shape: Shape,
+    /// Each v1 root's newest day (the shape lists its services' minutes).
+    newest_days: HashMap<String, KeyDate>,
 }
 
 impl ListingPlan {
@@ -279,6 +295,11 @@ impl ListingPlan {
     /// prefix may end mid-component (`…/service=pay`): its children are read
     /// as its folder's.
     pub fn new(prefix: &str, limits: ListingLimits) -> Self {
+        Self::scoped(prefix, limits, Scope::Everything)
+    }
+
+    /// The walk of what `scope` needs under `prefix`.
+    pub fn scoped(prefix: &str, limits: ListingLimits, scope: Scope) -> Self {
         let limits = ListingLimits {
             concurrency: limits.concurrency.max(1),
             max_partitions: limits.max_partitions.max(1),
@@ -296,6 +317,9 @@ impl ListingPlan {
             listed: 0,
             stopped: false,
             not_listed: Vec::new(),
+            scope,
+            shape: Shape::default(),
+            newest_days: HashMap::new(),
         };
         let folder = &prefix[..prefix.rfind('/').map_or(0, |i| i + 1)];
         plan.add(prefix.to_owned(), Level::of_folder(folder));
@@ -304,6 +328,27 @@ impl ListingPlan {
 
     pub fn limits(&self) -> &ListingLimits {
         &self.limits
+    }
+
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// What the listings so far say of the bucket's shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// Goes on with another scope (the shape, then a window, then a wider
+    /// one): what it needs below the delimiter listings already done is
+    /// planned; a partition already listed is not listed again.
+    pub fn set_scope(&mut self, scope: Scope) {
+        self.scope = scope;
+        for index in 0..self.partitions.len() {
+            if self.partitions[index].complete && self.partitions[index].level.delimited() {
+                self.plan_children(index);
+            }
+        }
     }
 
     /// The next request to send, while fewer than `concurrency` are in flight.
@@ -321,8 +366,12 @@ impl ListingPlan {
             list: ListObjectsV2 {
                 prefix: partition.prefix.clone(),
                 delimiter: partition.level.delimited().then(|| DELIMITER.to_owned()),
+                start_after: if token.is_none() {
+                    partition.start_after.clone()
+                } else {
+                    None
+                },
                 continuation_token: token,
-                start_after: None,
                 max_keys: self.limits.page_size,
             },
         })
@@ -356,6 +405,22 @@ impl ListingPlan {
             self.stop();
         }
         let partition = &mut self.partitions[index];
+        if let (Some(_), Some(last)) = (&page.next_continuation_token, page.contents.last())
+            && partition.whole_hour
+            && self.scope.splits_hours()
+            && !self.stopped
+            && let Some(block) = block_of(&partition.prefix, &last.key)
+        {
+            // The rest of the hour in its 10-minute blocks, at once.
+            partition.complete = true;
+            self.listed += 1;
+            let prefix = partition.prefix.clone();
+            self.add_block(&prefix, block, Some(last.key.clone()));
+            for b in block + 1..6 {
+                self.add_block(&prefix, b, None);
+            }
+            return Ok(());
+        }
         match page.next_continuation_token.clone() {
             Some(_) if self.stopped => self.give_up(
                 index,
@@ -381,6 +446,7 @@ impl ListingPlan {
             }
             None => {
                 self.listed += 1;
+                partition.complete = true;
                 self.plan_children(index);
             }
         }
@@ -424,8 +490,18 @@ impl ListingPlan {
 
     /// Plans `prefix` unless it is planned already or a cap forbids it.
     fn add(&mut self, prefix: String, level: Level) {
+        self.add_from(prefix, level, None);
+    }
+
+    /// The 10-minute block `block` of the whole-hour prefix `hour`.
+    fn add_block(&mut self, hour: &str, block: u8, start_after: Option<String>) {
+        self.add_from(format!("{hour}{block}"), Level::Flat { other: false }, start_after);
+    }
+
+    /// `add`, the first page starting after `start_after`: whether it was planned.
+    fn add_from(&mut self, prefix: String, level: Level, start_after: Option<String>) -> bool {
         if !self.planned.insert((prefix.clone(), level.delimited())) {
-            return;
+            return false;
         }
         let reason = if self.stopped {
             NotListedReason::ObjectCap {
@@ -444,14 +520,18 @@ impl ListingPlan {
                 pages: 0,
                 tokens: HashSet::new(),
                 children: Vec::new(),
+                complete: false,
+                start_after,
+                whole_hour: false,
             });
-            return;
+            return true;
         };
         self.not_listed.push(NotListed {
             prefix,
             objects_listed: 0,
             reason,
         });
+        false
     }
 
     /// Stops listing `index` (what is below it is covered by its entry).
@@ -479,40 +559,73 @@ impl ListingPlan {
         }
     }
 
-    /// The children of a completed delimiter listing, by what its level makes of them.
+    /// The children of a completed delimiter listing, by what its level and
+    /// the scope make of them.
     fn plan_children(&mut self, index: usize) {
-        let parent = &mut self.partitions[index];
+        let parent = &self.partitions[index];
         let (level, parent_prefix) = (parent.level, parent.prefix.clone());
-        let children = std::mem::take(&mut parent.children);
+        let children = parent.children.clone();
         let other = Level::Flat { other: true };
+        // Outside the layout nothing is dated: only the full walk lists it.
+        let everything = self.scope == Scope::Everything;
+        let shape = self.scope == Scope::Shape;
         match level {
             Level::Search { depth } => {
+                // The shape lists the newest positional day, to learn until when there is data.
+                let newest = children.iter().filter_map(|c| KeyDate::parse(split_child(c).1)).max();
                 for child in children {
                     let name = split_child(&child).1;
-                    let level = if name == "version=1" {
-                        Level::V1Root
-                    } else if name.starts_with("version=") {
-                        other
-                    } else if KeyDate::parse(name).is_some() {
-                        Level::PositionalDate
-                    } else if depth + 1 < self.limits.search_depth && name != "dumps" {
+                    if name == "version=1" {
+                        self.add(child, Level::V1Root);
+                    } else if let Some(day) = KeyDate::parse(name) {
+                        self.shape.days.entry(day).or_default();
+                        if self.scope.wants_day(day) || (shape && Some(day) == newest) {
+                            self.add(child, Level::PositionalDate);
+                        }
+                    } else if !name.starts_with("version=") && depth + 1 < self.limits.search_depth && name != "dumps" {
                         // `dumps/` (triggered dumps' manifests) sits beside a layout, never above one.
-                        Level::Search { depth: depth + 1 }
-                    } else {
-                        other
-                    };
-                    self.add(child, level);
+                        self.add(child, Level::Search { depth: depth + 1 });
+                    } else if everything {
+                        self.add(child, other);
+                    }
                 }
             }
-            Level::V1Root | Level::V1Date => {
-                let (marker, next) = if level == Level::V1Root {
-                    (v1_date as fn(&str) -> bool, Level::V1Date)
-                } else {
-                    (v1_service as fn(&str) -> bool, Level::V1Service)
-                };
+            Level::V1Root => {
+                let newest = children.iter().filter_map(|c| v1_day(split_child(c).1)).max();
                 for child in children {
-                    let level = if marker(split_child(&child).1) { next } else { other };
-                    self.add(child, level);
+                    match v1_day(split_child(&child).1) {
+                        Some(day) => {
+                            self.shape.days.entry(day).or_default();
+                            if Some(day) == newest {
+                                self.newest_days.insert(v1_root(&child).to_owned(), day);
+                            }
+                            // The shape lists every day's services: the calendar.
+                            if shape || self.scope.wants_day(day) {
+                                self.add(child, Level::V1Date);
+                            }
+                        }
+                        None if everything => self.add(child, other),
+                        None => {}
+                    }
+                }
+            }
+            Level::V1Date => {
+                for child in children {
+                    let (folder, name) = split_child(&child);
+                    let day = day_of(folder);
+                    match (name.strip_prefix("service="), day) {
+                        (Some(service), Some(day)) if !service.is_empty() => {
+                            if let Ok(service) = decode_partition_value(service) {
+                                self.shape.days.entry(day).or_default().insert(service);
+                            }
+                            let newest = self.newest_days.get(v1_root(&child)) == Some(&day);
+                            if self.scope.wants_day(day) || (shape && newest) {
+                                self.add(child, Level::V1Service);
+                            }
+                        }
+                        _ if everything => self.add(child, other),
+                        _ => {}
+                    }
                 }
             }
             Level::V1Service => self.plan_hours(&parent_prefix, children, "time="),
@@ -522,35 +635,87 @@ impl ListingPlan {
     }
 
     /// Minute folders (`{marker}HHMM/`) grouped into one flat listing per hour
-    /// (`{folder}{marker}HH`, a prefix match on all its minutes); other
-    /// children that no hour covers, flat on their own.
+    /// (`{folder}{marker}HH`, a prefix match on all its minutes), or per
+    /// 10-minute block where the scope covers only part of the hour; other
+    /// children that no hour covers, flat on their own (full walk only).
     fn plan_hours(&mut self, parent_prefix: &str, children: Vec<String>, marker: &str) {
-        let mut hours = BTreeSet::new();
+        // Hour prefix → its day, hour and the 10-minute blocks holding data.
+        let mut hours: BTreeMap<String, (KeyDate, u8, BTreeSet<u8>)> = BTreeMap::new();
         let mut others = Vec::new();
         for child in children {
             let (folder, name) = split_child(&child);
-            match name.strip_prefix(marker).and_then(KeyTime::parse) {
-                Some(time) => {
+            match (name.strip_prefix(marker).and_then(KeyTime::parse), day_of(folder)) {
+                (Some(time), Some(day)) => {
+                    self.shape.saw_minute(minute_start(day, time));
                     let hour = format!("{folder}{marker}{:02}", time.hour());
                     // A start prefix narrower than the hour (`time=140`) is listed as given.
-                    hours.insert(if hour.starts_with(parent_prefix) {
+                    let hour = if hour.starts_with(parent_prefix) {
                         hour
                     } else {
                         parent_prefix.to_owned()
-                    });
+                    };
+                    let entry = hours.entry(hour).or_insert((day, time.hour(), BTreeSet::new()));
+                    entry.2.insert(time.minute() / 10);
                 }
-                None => others.push(child),
+                _ => others.push(child),
             }
         }
-        for child in others {
-            if !hours.iter().any(|hour| child.starts_with(hour.as_str())) {
-                self.add(child, Level::Flat { other: true });
+        if self.scope == Scope::Everything {
+            for child in others {
+                if !hours.keys().any(|hour| child.starts_with(hour.as_str())) {
+                    self.add(child, Level::Flat { other: true });
+                }
             }
         }
-        for hour in hours {
-            self.add(hour, Level::Flat { other: false });
+        let flat = Level::Flat { other: false };
+        for (hour, (day, h, blocks)) in hours {
+            let as_given = hour == parent_prefix;
+            match self.scope.hour_parts(day, h, &blocks) {
+                None => {}
+                Some(_) if as_given => self.add(hour, flat),
+                Some(HourParts::Whole) => {
+                    // Blocks listed for a narrower window: the rest of the hour in blocks too.
+                    let listed = |b: &u8| self.planned.contains(&(format!("{hour}{b}"), false));
+                    if blocks.iter().any(listed) {
+                        let rest: Vec<u8> = blocks.iter().copied().filter(|b| !listed(b)).collect();
+                        rest.into_iter().for_each(|b| self.add_block(&hour, b, None));
+                    } else if self.add_from(hour, flat, None) {
+                        self.partitions.last_mut().expect("just added").whole_hour = true;
+                    }
+                }
+                // The hour listed whole already (a wider window before) covers the blocks.
+                Some(HourParts::Blocks(wanted)) if !self.planned.contains(&(hour.clone(), false)) => {
+                    wanted.into_iter().for_each(|b| self.add_block(&hour, b, None));
+                }
+                Some(HourParts::Blocks(_)) => {}
+            }
         }
     }
+}
+
+/// The 10-minute block (the minute's tens digit) of `key` below the
+/// whole-hour prefix `hour`.
+fn block_of(hour: &str, key: &str) -> Option<u8> {
+    let digit = key.strip_prefix(hour)?.bytes().next()?;
+    (b'0'..=b'5').contains(&digit).then(|| digit - b'0')
+}
+
+/// The day of a partition folder: its rightmost `date=YYYY-MM-DD` or `YYYY-MM-DD` component.
+fn day_of(folder: &str) -> Option<KeyDate> {
+    folder
+        .split('/')
+        .rev()
+        .find_map(|c| KeyDate::parse(c.strip_prefix("date=").unwrap_or(c)))
+}
+
+fn v1_day(component: &str) -> Option<KeyDate> {
+    component.strip_prefix("date=").and_then(KeyDate::parse)
+}
+
+/// A v1 path up to its `version=1/`: the root its days belong to.
+fn v1_root(path: &str) -> &str {
+    path.rfind("version=1/")
+        .map_or(path, |i| &path[..i + "version=1/".len()])
 }
 
 #[cfg(test)]

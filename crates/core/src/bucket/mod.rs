@@ -4,6 +4,8 @@
 //! - [`layout`]: dial9's object-key layouts (`version=1/date=…/service=…`, legacy).
 //! - [`listing_plan`]: the walk of delimiter listings that finds a bucket's keys,
 //!   partition by partition, several at once, within caps.
+//! - [`scope`]: what a walk covers (everything, the bucket's shape, a time
+//!   window) and what it learns of the shape.
 //! - [`walk`]: a listing plan and the catalog it fills, as both shells drive it.
 //! - [`catalog`]: what the bucket holds according to its keys (services, hosts,
 //!   boots, segment spans, density) and selections of its segments.
@@ -18,5 +20,6 @@ pub mod layout;
 pub mod link;
 pub mod listing_plan;
 pub mod sample;
+pub mod scope;
 pub mod spec;
 pub mod walk;

@@ -5,6 +5,7 @@
 
 use super::catalog::Catalog;
 use super::listing_plan::{ListRequest, ListingLimits, ListingPlan, ListingProgress, NotListed, PlanError};
+use super::scope::{Scope, Shape};
 use crate::s3::{ListError, parse_list_page};
 use std::fmt;
 
@@ -38,8 +39,13 @@ impl std::error::Error for WalkError {}
 impl BucketWalk {
     /// A walk of everything under `prefix`.
     pub fn new(prefix: &str, limits: ListingLimits) -> Self {
+        Self::scoped(prefix, limits, Scope::Everything)
+    }
+
+    /// A walk of what `scope` needs under `prefix`.
+    pub fn scoped(prefix: &str, limits: ListingLimits, scope: Scope) -> Self {
         BucketWalk {
-            plan: ListingPlan::new(prefix, limits),
+            plan: ListingPlan::scoped(prefix, limits, scope),
             // The layout root is found in each key, wherever the prefix stops.
             catalog: Catalog::new(""),
         }
@@ -84,6 +90,16 @@ impl BucketWalk {
     /// Every prefix left out or listed in part, in the order it happened.
     pub fn not_listed(&self) -> &[NotListed] {
         self.plan.not_listed()
+    }
+
+    /// Goes on with another scope: only what it adds is listed.
+    pub fn set_scope(&mut self, scope: Scope) {
+        self.plan.set_scope(scope);
+    }
+
+    /// What the listings so far say of the bucket's shape.
+    pub fn shape(&self) -> &Shape {
+        self.plan.shape()
     }
 
     pub fn catalog(&self) -> &Catalog {

@@ -30,7 +30,11 @@ impl Bucket {
         // The token is the index of the first key not returned yet.
         let mut i = match &list.continuation_token {
             Some(token) => token.parse::<usize>().expect("a token of this bucket"),
-            None => self.objects.partition_point(|(k, _)| k.as_str() < prefix),
+            // S3 starts after `start-after` when it lies past the prefix.
+            None => match list.start_after.as_deref().filter(|s| *s >= prefix) {
+                Some(after) => self.objects.partition_point(|(k, _)| k.as_str() <= after),
+                None => self.objects.partition_point(|(k, _)| k.as_str() < prefix),
+            },
         };
         let below = |i: usize| self.objects.get(i).filter(|(k, _)| k.starts_with(prefix));
         let (mut contents, mut common) = (String::new(), String::new());
