@@ -1,6 +1,6 @@
 //! Wake → poll scheduling delays (`computeSchedulingDelays`).
 
-use super::workers::Timelines;
+use super::workers::{Poll, Timelines};
 use crate::hashing::FastMap;
 use crate::trace::{StrId, Wake};
 
@@ -60,27 +60,30 @@ impl TaskIndex {
 /// Every delay, workers ascending and their polls in order (the reference
 /// then sorts them stably by wake time).
 pub fn for_each(t: &Timelines, wakes: &[Wake], mut f: impl FnMut(Delay)) {
+    each_poll(t, wakes, |_, delay| delay.into_iter().for_each(&mut f));
+}
+
+/// Every poll of a task, workers ascending and their polls in order, with
+/// its delay when it has one.
+pub fn each_poll(t: &Timelines, wakes: &[Wake], mut f: impl FnMut(&Poll, Option<Delay>)) {
     let mut index: Option<TaskIndex> = None;
     for (&worker, tl) in &t.workers {
         for p in tl.polls.iter().filter(|p| p.task_id != 0) {
-            let (wake_time, delay) = match p.scheduling_delay.get() {
-                Some(0) => continue,
-                Some(d) => (p.start.saturating_sub(d), d),
-                None => match index
+            let found = match p.scheduling_delay.get() {
+                Some(0) => None,
+                Some(d) => Some((p.start.saturating_sub(d), d)),
+                None => index
                     .get_or_insert_with(|| TaskIndex::new(t, wakes))
-                    .delay(p.task_id, p.start)
-                {
-                    Some(found) => found,
-                    None => continue,
-                },
+                    .delay(p.task_id, p.start),
             };
-            f(Delay {
+            let delay = found.map(|(wake_time, delay)| Delay {
                 wake_time,
                 delay,
                 task_id: p.task_id,
                 worker,
                 spawn_loc: p.spawn_loc,
             });
+            f(p, delay);
         }
     }
 }

@@ -52,14 +52,10 @@ pub struct TaskPolls {
 
 impl TaskPolls {
     pub fn new(trace: &ParsedTrace, tl: &Timelines) -> TaskPolls {
-        let mut delay: FastMap<(u64, u64), u64> = FastMap::default();
-        delays::for_each(tl, &trace.wakes, |d| {
-            delay.insert((d.task_id, d.wake_time + d.delay), d.delay);
-        });
         let off_ns = workers::off_cpu_ns(tl, &trace.samples);
         let mut polls: FastMap<u64, Vec<TaskPoll>> = FastMap::default();
         let mut off_cpu = Vec::new();
-        for p in tl.workers.values().flat_map(|w| &w.polls).filter(|p| p.task_id != 0) {
+        delays::each_poll(tl, &trace.wakes, |p, delay| {
             let from = off_cpu.len() as u32;
             off_cpu.extend(p.sched_samples().iter().map(|&i| OffCpu {
                 ts: trace.samples[i].ts,
@@ -68,10 +64,10 @@ impl TaskPolls {
             polls.entry(p.task_id).or_default().push(TaskPoll {
                 start: p.start,
                 end: p.end,
-                delay: delay.get(&(p.task_id, p.start)).copied().unwrap_or(0),
+                delay: delay.map_or(0, |d| d.delay),
                 off_cpu: (from, off_cpu.len() as u32),
             });
-        }
+        });
         polls.values_mut().for_each(|v| v.sort_by_key(|p| p.start));
         TaskPolls { polls, off_cpu }
     }
