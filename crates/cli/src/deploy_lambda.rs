@@ -203,7 +203,7 @@ fn deploy_function(args: &DeployArgs) -> Result<(), String> {
     })?;
     deploy::check_zip(&zip).map_err(|e| format!("{}: {e}", args.zip.display()))?;
     let endpoint = d9lens_http::lambda_endpoint(args.endpoint.as_deref());
-    let config = d9lens_http::config_for(UNUSED_BUCKET, endpoint.as_deref(), args.region.as_deref())?;
+    let config = crate::aws_credentials::s3_config(UNUSED_BUCKET, endpoint.as_deref(), args.region.as_deref(), None)?;
     let target = LambdaTarget::new(&args.spec.name, config.region.clone(), endpoint.as_deref())
         .map_err(|e| format!("--endpoint: {e}"))?;
     let name = &args.spec.name;

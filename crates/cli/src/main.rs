@@ -3,6 +3,7 @@
 mod allocator;
 mod analyze;
 mod args;
+mod aws_credentials;
 mod compare;
 mod deploy;
 mod deploy_lambda;

@@ -123,9 +123,19 @@ fn aws_env(cmd: &mut Command, env: &[(&str, &str)]) {
         "AWS_DEFAULT_REGION",
         "AWS_ENDPOINT_URL",
         "AWS_ENDPOINT_URL_S3",
+        "AWS_ENDPOINT_URL_STS",
+        "AWS_PROFILE",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_EC2_METADATA_SERVICE_ENDPOINT",
     ] {
         cmd.env_remove(var);
     }
+    // Nothing of this machine's own AWS setup: no profile files, no instance metadata.
+    cmd.env("AWS_CONFIG_FILE", "/nonexistent/d9lens-test/config")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/d9lens-test/credentials")
+        .env("AWS_EC2_METADATA_DISABLED", "true");
     cmd.env("AWS_ACCESS_KEY_ID", ACCESS_KEY_ID)
         .env("AWS_SECRET_ACCESS_KEY", SECRET);
     for (k, v) in env {
@@ -1045,4 +1055,214 @@ fn results_stored_by_lambda_equal_the_local_analysis() {
             "{name}"
         );
     }
+}
+
+/// A one-purpose HTTP server on loopback (an STS or instance-metadata
+/// stand-in): `answer` gets each request's method, path, headers and body
+/// and gives the status and body; every request is kept for the test.
+struct StandIn {
+    url: String,
+    seen: std::sync::Arc<Mutex<Vec<String>>>,
+}
+
+fn stand_in(answer: impl Fn(&str, &str, &str) -> (u16, String) + Send + 'static) -> StandIn {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream);
+            let mut head = String::new();
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                head.push_str(&line);
+                line.clear();
+            }
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let body = String::from_utf8_lossy(&body).into_owned();
+            let mut first = head.lines().next().unwrap_or("").split(' ');
+            let (method, path) = (first.next().unwrap_or(""), first.next().unwrap_or(""));
+            let (status, reply) = answer(method, path, &body);
+            log.lock().unwrap().push(format!("{head}\n{body}"));
+            let mut stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nx-aws-ec2-metadata-token-ttl-seconds: 21600\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    StandIn { url, seen }
+}
+
+/// AWS config and credentials files in a temporary directory.
+fn profile_files(name: &str, config: &str, credentials: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("d9lens-profiles-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c, k) = (dir.join("config"), dir.join("credentials"));
+    std::fs::write(&c, config).unwrap();
+    std::fs::write(&k, credentials).unwrap();
+    (c, k)
+}
+
+/// `s3 ls` with only the given AWS environment and no keys in it.
+fn ls_with(s: &Servers, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut all = vec![("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", "")];
+    all.extend_from_slice(env);
+    let url = format!("s3://{BUCKET}");
+    let mut argv = vec!["s3", "ls", url.as_str(), "--endpoint", s.cors.as_str(), "--json"];
+    argv.extend_from_slice(args);
+    d9lens_env(&argv, &all)
+}
+
+fn listed_everything(out: &Output) {
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(json(out)["summary"]["objects"], 30, "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_profile_with_static_keys_signs_the_listing() {
+    let s = servers!();
+    let (config, credentials) = profile_files(
+        "static",
+        "[profile reader]\nregion = us-east-1\n",
+        &format!("[reader]\naws_access_key_id = {ACCESS_KEY_ID}\naws_secret_access_key = {SECRET}\n"),
+    );
+    let files = [
+        ("AWS_CONFIG_FILE", config.to_str().unwrap()),
+        ("AWS_SHARED_CREDENTIALS_FILE", credentials.to_str().unwrap()),
+    ];
+    listed_everything(&ls_with(s, &["--profile", "reader"], &files));
+    // AWS_PROFILE names it as well.
+    let mut env = files.to_vec();
+    env.push(("AWS_PROFILE", "reader"));
+    listed_everything(&ls_with(s, &[], &env));
+    // A profile that is not there is an error that says so, and what to do.
+    let out = ls_with(s, &["--profile", "nope"], &files);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains(r#"no credentials from profile "nope""#), "{err}");
+    assert!(err.contains("`nope` was not defined"), "{err}");
+    assert!(err.contains("aws configure list --profile nope"), "{err}");
+    assert!(!err.contains(SECRET));
+}
+
+#[test]
+fn a_role_profile_assumes_the_role_through_sts() {
+    let s = servers!();
+    let sts = stand_in(|method, _, body| {
+        assert_eq!(method, "POST");
+        assert!(body.contains("Action=AssumeRole"), "{body}");
+        let reply = format!(
+            "<AssumeRoleResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><AssumeRoleResult>\
+             <AssumedRoleUser><AssumedRoleId>AROAEXAMPLE:d9lens</AssumedRoleId>\
+             <Arn>arn:aws:sts::123456789012:assumed-role/reader/d9lens</Arn></AssumedRoleUser>\
+             <Credentials><AccessKeyId>{ACCESS_KEY_ID}</AccessKeyId><SecretAccessKey>{SECRET}</SecretAccessKey>\
+             <SessionToken>stand-in-session-token</SessionToken><Expiration>2099-01-01T00:00:00Z</Expiration>\
+             </Credentials></AssumeRoleResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata>\
+             </AssumeRoleResponse>"
+        );
+        (200, reply)
+    });
+    // The source keys are not the bucket's: only the assumed role's are.
+    let (config, credentials) = profile_files(
+        "role",
+        "[profile reader]\nrole_arn = arn:aws:iam::123456789012:role/reader\nsource_profile = base\nregion = us-east-1\n",
+        "[base]\naws_access_key_id = AKIASOURCEKEY0000000\naws_secret_access_key = source-secret\n",
+    );
+    let out = ls_with(
+        s,
+        &["--profile", "reader"],
+        &[
+            ("AWS_CONFIG_FILE", config.to_str().unwrap()),
+            ("AWS_SHARED_CREDENTIALS_FILE", credentials.to_str().unwrap()),
+            ("AWS_ENDPOINT_URL_STS", &sts.url),
+        ],
+    );
+    listed_everything(&out);
+    let seen = sts.seen.lock().unwrap();
+    assert_eq!(seen.len(), 1, "one AssumeRole");
+    assert!(
+        seen[0].contains("Credential=AKIASOURCEKEY0000000/"),
+        "signed with the source profile: {}",
+        seen[0]
+    );
+    assert!(
+        seen[0].contains("RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Freader"),
+        "{}",
+        seen[0]
+    );
+}
+
+#[test]
+fn a_credential_process_gives_the_keys() {
+    let s = servers!();
+    let dir = std::env::temp_dir().join(format!("d9lens-process-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("creds.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho '{{\"Version\": 1, \"AccessKeyId\": \"{ACCESS_KEY_ID}\", \"SecretAccessKey\": \"{SECRET}\"}}'\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (config, credentials) = profile_files(
+        "process",
+        &format!("[profile tool]\ncredential_process = {}\n", script.display()),
+        "",
+    );
+    listed_everything(&ls_with(
+        s,
+        &["--profile", "tool"],
+        &[
+            ("AWS_CONFIG_FILE", config.to_str().unwrap()),
+            ("AWS_SHARED_CREDENTIALS_FILE", credentials.to_str().unwrap()),
+        ],
+    ));
+}
+
+#[test]
+fn an_instance_role_signs_the_listing() {
+    let s = servers!();
+    let imds = stand_in(|method, path, _| match (method, path) {
+        ("PUT", "/latest/api/token") => (200, "stand-in-imds-token".to_owned()),
+        ("GET", "/latest/meta-data/iam/security-credentials/") => (200, "reader".to_owned()),
+        ("GET", "/latest/meta-data/iam/security-credentials/reader") => (
+            200,
+            format!(
+                r#"{{"Code": "Success", "LastUpdated": "2026-12-07T00:00:00Z", "Type": "AWS-HMAC",
+                "AccessKeyId": "{ACCESS_KEY_ID}", "SecretAccessKey": "{SECRET}",
+                "Token": "stand-in-session-token", "Expiration": "2099-01-01T00:00:00Z"}}"#
+            ),
+        ),
+        _ => (404, String::new()),
+    });
+    let out = ls_with(
+        s,
+        &[],
+        &[
+            ("AWS_EC2_METADATA_DISABLED", ""),
+            ("AWS_EC2_METADATA_SERVICE_ENDPOINT", &imds.url),
+            ("AWS_REGION", "us-east-1"),
+        ],
+    );
+    listed_everything(&out);
+    let seen = imds.seen.lock().unwrap();
+    assert!(
+        seen.iter()
+            .any(|r| r.contains("x-aws-ec2-metadata-token: stand-in-imds-token")),
+        "{seen:?}"
+    );
 }

@@ -16,7 +16,8 @@ use d9lens_core::site::{
 use d9lens_http::{Client, FetchError};
 
 pub fn run(mut args: UploadArgs) -> Result<ExitCode, String> {
-    let config = d9lens_http::config_for(&args.bucket, args.endpoint.as_deref(), args.region.as_deref())?;
+    let config =
+        crate::aws_credentials::s3_config(&args.bucket, args.endpoint.as_deref(), args.region.as_deref(), None)?;
     let url = site_url(&config, &args.prefix);
     if let Endpoint::Custom(_) = config.endpoint {
         // The page served from this endpoint knows it by the meta (the CSP already

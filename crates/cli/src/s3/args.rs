@@ -40,6 +40,8 @@ pub struct Common {
     pub location: Location,
     pub endpoint: Option<String>,
     pub region: Option<String>,
+    /// `--profile`: the AWS CLI profile to take credentials and region from.
+    pub profile: Option<String>,
     pub max_keys: Option<u16>,
     /// Objects listed at most (the listing says what it left out).
     pub max_objects: u64,
@@ -163,6 +165,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         },
         endpoint: None,
         region: None,
+        profile: None,
         max_keys: None,
         max_objects: DEFAULT_MAX_OBJECTS,
         json: false,
@@ -189,6 +192,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
         match flag {
             "--endpoint" => common.endpoint = Some(value(&mut it, flag)?.to_owned()),
             "--region" => common.region = Some(value(&mut it, flag)?.to_owned()),
+            "--profile" => common.profile = Some(value(&mut it, flag)?.to_owned()),
             "--max-keys" => {
                 let n: u16 = number(value(&mut it, flag)?, flag)?;
                 if !(1..=1000).contains(&n) {

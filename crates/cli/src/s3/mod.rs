@@ -14,16 +14,20 @@ use d9lens_http::FetchError;
 use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
-  d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--max-keys N] [--max-objects N] [--json]
+  d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--profile P] [--max-keys N] [--max-objects N] [--json]
                [--from TIME] [--to TIME | --last DURATION] [--quiet]
-  d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--service S] [--host H] [--boot B]
+  d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--profile P] [--service S] [--host H] [--boot B]
                     [--from TIME] [--to TIME | --last DURATION] [--sample N | --fleet] [--jobs N] [--json] [--reference-compatible]
                     [--quiet]
                     [--lambda FUNCTION [--lambda-endpoint URL] [--lambda-results PREFIX] [--batch-mb N]]
 
-Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (anonymous
-without them); the region from --region, AWS_REGION or AWS_DEFAULT_REGION (default us-east-1);
-the endpoint from --endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (default AWS S3).
+Credentials are found as the AWS CLI finds them (the AWS SDK's own chain): a profile named by
+--profile or AWS_PROFILE (static keys, role_arn + source_profile, SSO after `aws sso login`,
+credential_process); else AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, the default
+profile, web identity, the container role or the EC2 instance role; with none, requests go
+unsigned (a public bucket). The region from --region, AWS_REGION, AWS_DEFAULT_REGION or the
+profile (default us-east-1); the endpoint from --endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL
+(default AWS S3).
 TIME is 2026-11-30T14:05:00Z, 2026-11-30T14:05 (UTC), 2026-11-30 or Unix seconds; DURATION is
 90s, 15m, 2h or 7d.
 The bucket is listed by partition (dates, services, hours), several listings at once, up to
@@ -58,12 +62,14 @@ pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     }
 }
 
-/// The bucket's configuration from the flags and the AWS environment variables.
+/// The bucket's configuration from the flags, signed with the credentials
+/// the AWS CLI would find.
 fn config(common: &Common) -> Result<S3Config, String> {
-    d9lens_http::config_for(
+    crate::aws_credentials::s3_config(
         &common.location.bucket,
         common.endpoint.as_deref(),
         common.region.as_deref(),
+        common.profile.as_deref(),
     )
 }
 
@@ -75,11 +81,12 @@ fn credentials_hint(err: &FetchError, signed: bool) -> Option<&'static str> {
         | ErrorKind::InvalidAccessKeyId
         | ErrorKind::InvalidToken
         | ErrorKind::ExpiredToken => Some(
-            "d9lens reads the key id, secret access key and session token from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.",
+            "d9lens signs with the credentials the AWS CLI would use: the profile of --profile or AWS_PROFILE, \
+             else AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, else the default profile and roles.",
         ),
-        ErrorKind::AccessDenied if !signed => {
-            Some("No AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment: the requests were sent unsigned.")
-        }
+        ErrorKind::AccessDenied if !signed => Some(
+            "No credentials were found (no profile, no AWS_ACCESS_KEY_ID, no role): the requests were sent unsigned.",
+        ),
         _ => None,
     }
 }
