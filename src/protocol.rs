@@ -17,9 +17,10 @@
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, wire};
 use d9lens_core::bucket::cached::CachedObject;
-use d9lens_core::bucket::catalog::{CatalogSummary, Selection};
+use d9lens_core::bucket::catalog::{CatalogSummary, Selection, TimeWindow};
 use d9lens_core::bucket::listing_plan::{ListRequest, ListingLimits, ListingProgress};
 use d9lens_core::bucket::sample::Coverage;
+use d9lens_core::bucket::scope::{Period, Shape};
 use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_core::container::ContainerError;
 use serde::{Deserialize, Serialize};
@@ -192,11 +193,17 @@ pub fn decode_relay(data: &JsValue) -> Result<Relay, ProtocolError> {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CatalogRequest {
-    /// Start over: an empty catalog and a new walk of everything under `prefix`.
+    /// Start over: an empty catalog and a new walk of `period` under `prefix`.
     #[serde(rename_all = "camelCase")]
     Start {
         prefix: String,
         limits: ListingLimits,
+        period: Period,
+    },
+    /// Go on with another period (a window picked or widened): only what it adds is listed.
+    #[serde(rename_all = "camelCase")]
+    SetPeriod {
+        period: Period,
     },
     /// The answer to the walk's request `listing`: one ListObjectsV2 page.
     #[serde(rename_all = "camelCase")]
@@ -219,6 +226,15 @@ pub enum CatalogRequest {
     },
 }
 
+/// What a finished walk covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WalkView {
+    pub shape: Shape,
+    pub window: Option<TimeWindow>,
+    pub awaits_window: bool,
+}
+
 /// The catalog worker's answers; `elapsed_ms` is the worker's own time for the request.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -232,6 +248,9 @@ pub enum CatalogReply {
         /// Distinct objects in the catalog.
         objects: u64,
         elapsed_ms: f64,
+        /// Once the walk is done: the bucket's shape, the window listed
+        /// (`None`: all of time or none yet) and whether one is to be picked.
+        view: Option<WalkView>,
     },
     #[serde(rename_all = "camelCase")]
     Summary {

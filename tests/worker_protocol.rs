@@ -5,6 +5,7 @@
 use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
 use d9lens_core::bucket::listing_plan::{ListRequest, ListingLimits, ListingProgress};
+use d9lens_core::bucket::scope::Period;
 use d9lens_core::bucket::spec::SelectionSpec;
 use d9lens_web::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, ToWorker};
 use d9lens_web::worker;
@@ -313,6 +314,7 @@ fn catalog_requests_walk_parse_summarize_and_resolve_in_the_worker() {
     let start = CatalogRequest::Start {
         prefix: String::new(),
         limits: ListingLimits::default(),
+        period: Period::All,
     };
     let (requests, progress, objects) = planned(catalog_call(1, start));
     assert_eq!((progress.partitions, progress.done, objects), (1, false, 0));
@@ -379,16 +381,30 @@ fn catalog_requests_walk_parse_summarize_and_resolve_in_the_worker() {
         "{:?}",
         progress.not_listed
     );
+    // The finished walk says what it covers: everything, no window to pick.
+    let reply = catalog_call(
+        6,
+        CatalogRequest::SetPeriod {
+            period: Period::Last { secs: 3600 },
+        },
+    );
+    let CatalogReply::Planned { view: Some(view), .. } = reply else {
+        panic!("no view of the finished walk: {reply:?}")
+    };
+    // No dated partition in this listing: nothing to count back from, and the
+    // shape (the root's listing) says so.
+    assert_eq!((view.window, view.shape.newest_secs), (None, None));
     // An answer to no request of the walk is refused.
     let stray = CatalogRequest::ListingFailed {
         listing: 99,
         message: "x".into(),
     };
-    assert!(matches!(catalog_call(6, stray), CatalogReply::Failed { .. }));
+    assert!(matches!(catalog_call(60, stray), CatalogReply::Failed { .. }));
     // A new walk starts from nothing.
     let start = CatalogRequest::Start {
         prefix: "x/".into(),
         limits: ListingLimits::default(),
+        period: Period::All,
     };
     let (requests, ..) = planned(catalog_call(7, start));
     assert_eq!(requests[0].list.prefix, "x/");

@@ -5,7 +5,7 @@
 mod download;
 
 use crate::clock::{epoch_ms, now_ms};
-use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker};
+use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker, WalkView};
 use d9lens_core::analysis::inspect::{self, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file, wire};
 use d9lens_core::bucket::walk::{BucketWalk, WalkError};
@@ -277,6 +277,11 @@ impl CatalogState {
                 progress: walk.progress(),
                 objects: walk.catalog().object_count() as u64,
                 elapsed_ms: now_ms() - started,
+                view: walk.is_done().then(|| WalkView {
+                    shape: walk.shape().clone(),
+                    window: walk.window(),
+                    awaits_window: walk.awaits_window(),
+                }),
             },
             Err(message) => CatalogReply::Failed { message },
         }
@@ -287,10 +292,11 @@ fn catalog(request: CatalogRequest) -> CatalogReply {
     let started = now_ms();
     CATALOG.with_borrow_mut(|state| {
         let answered = match request {
-            CatalogRequest::Start { prefix, limits } => {
-                state.walk = Some(BucketWalk::new(&prefix, limits));
+            CatalogRequest::Start { prefix, limits, period } => {
+                state.walk = Some(BucketWalk::for_period(&prefix, limits, period));
                 Ok(())
             }
+            CatalogRequest::SetPeriod { period } => state.walk().map(|w| w.set_period(period)),
             CatalogRequest::AddPage { listing, bytes } => match state.walk().map(|w| w.on_body(listing, &bytes)) {
                 // Counted as a failed listing; the walk goes on.
                 Ok(Err(WalkError::NotAListing(_))) => Ok(()),

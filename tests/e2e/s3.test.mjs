@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPORT_TIMEOUT, assertClean, fixtures, openPage as open, out, reportNumbers, root, shownNumbers, startBrowser } from './browser.mjs';
 import { startServers } from '../s3/servers.mjs';
+import { DAYS_BUCKET, prepareDaysBucket } from '../s3/days-bucket.mjs';
 
 const DEMO_ENDPOINT = 'http://127.0.0.1:9001';
 const bucketDir = path.join(fixtures, 's3-bucket');
@@ -51,9 +52,9 @@ async function control(method, what, body) {
 }
 
 /** Fills the connection form and connects. */
-async function connect(page, { endpoint = s3.corsEndpoint, secret = s3.secretAccessKey, maxKeys = '7' } = {}) {
+async function connect(page, { endpoint = s3.corsEndpoint, secret = s3.secretAccessKey, maxKeys = '7', bucket = s3.bucket } = {}) {
   await page.fill('[data-testid=s3-endpoint]', endpoint);
-  await page.fill('[data-testid=s3-bucket]', s3.bucket);
+  await page.fill('[data-testid=s3-bucket]', bucket);
   await page.fill('[data-testid=s3-region]', s3.region);
   await page.fill('[data-testid=s3-access-key]', s3.accessKeyId);
   await page.fill('[data-testid=s3-secret-key]', secret);
@@ -167,6 +168,58 @@ function maxOverlap(log) {
   for (const [, d] of edges) most = Math.max(most, (open += d));
   return most;
 }
+
+test('a bucket of many days lists its shape, then only the window picked, and widening only what is new', { timeout: 240_000 }, async () => {
+  // 30 days of two hosts, a segment every 10 minutes: 8,640 keys, the last at 2026-12-06 23:50.
+  const keys = prepareDaysBucket(s3.dataDir, { days: 30, hosts: 2, step: 600 });
+  assert.equal(keys.length, 8640);
+  await control('DELETE', 'requests');
+  const { page, problems } = await openPage();
+  await connect(page, { bucket: DAYS_BUCKET, maxKeys: '1000' });
+  await listed(page);
+  const bar = page.locator('[data-testid=window-bar][data-awaits=true]');
+  await bar.waitFor({ timeout: REPORT_TIMEOUT });
+  assert.match(
+    await page.textContent('[data-testid=window-shape]'),
+    /Data on 30 days, 2026-11-07 → 2026-12-06; the newest at 2026-12-06 23:50:00 UTC/,
+  );
+  const listings = async () => (await control('GET', 'requests')).filter((r) => r.path.includes('list-type=2')).map(listingOf);
+  const shape = await listings();
+  // The root, version=1/, the 30 days (their services: the calendar) and the newest day's service.
+  assert.equal(shape.length, 33, shape.join('\n'));
+  assert.ok(shape.every((p) => p.startsWith('D ')), `the shape lists no key: ${shape.join(', ')}`);
+  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), '0');
+
+  // The last hour (22:51 → 23:51, from 22:41 for segments running into it): its 10-minute blocks only.
+  await control('DELETE', 'requests');
+  await page.click('[data-testid=window-last-3600]');
+  await page.locator('[data-testid=window-bar][data-awaits=false]').waitFor({ timeout: REPORT_TIMEOUT });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=window-last-3600]')?.disabled);
+  assert.match(await page.textContent('[data-testid=window-listed]'), /Listed 2026-12-06 22:51:00 → 2026-12-06 23:51:00 UTC/);
+  const day = 'F version=1/date=2026-12-06/service=api/time=';
+  const hour = await listings();
+  assert.deepEqual(new Set(hour), new Set(['224', '225', '230', '231', '232', '233', '234', '235'].map((t) => day + t)));
+  // 22:40 to 23:50, two hosts.
+  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), '16');
+
+  // Six hours: only what the hour did not list.
+  await control('DELETE', 'requests');
+  await page.click('[data-testid=window-last-21600]');
+  await page.waitForFunction(
+    () => /17:51:00/.test(document.querySelector('[data-testid=window-listed]')?.textContent ?? ''),
+    null,
+    { timeout: REPORT_TIMEOUT },
+  );
+  const wider = await listings();
+  assert.deepEqual(
+    new Set(wider),
+    new Set(['174', '175', '18', '19', '20', '21', '220', '221', '222', '223'].map((t) => day + t)),
+  );
+  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), String(38 * 2));
+  await page.locator('[data-testid=discovery]').screenshot({ path: path.join(out, 's3-window-bar.png') });
+  await assertClean(page, problems);
+  await page.close();
+});
 
 test('a listing that gets no answer is given up after the core\'s timeout and retried', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');

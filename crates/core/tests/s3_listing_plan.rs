@@ -6,11 +6,12 @@ mod common;
 
 use common::bucket::Bucket;
 use d9lens_core::bucket::catalog::TimeWindow;
-use d9lens_core::bucket::layout::KeyDate;
+use d9lens_core::bucket::layout::{KeyDate, KeyTime};
 use d9lens_core::bucket::listing_plan::{
     ListRequest, ListingLimits, ListingPlan, NotListed, NotListedReason, PlanError,
 };
-use d9lens_core::bucket::scope::{SEGMENT_PAD_SECS, Scope};
+use d9lens_core::bucket::scope::{Period, SEGMENT_PAD_SECS, Scope};
+use d9lens_core::bucket::walk::BucketWalk;
 use d9lens_core::s3::{ListPage, ObjectEntry};
 use std::collections::BTreeSet;
 
@@ -530,4 +531,70 @@ fn an_hour_over_a_page_splits_into_blocks() {
     let expected = bucket.keys().filter(|k| k.starts_with(svc0)).count();
     assert_eq!(keys.iter().filter(|k| k.starts_with(svc0)).count(), expected);
     assert_eq!(expected, 1500);
+}
+
+/// Answers every listing of `walk` from `bucket` until it is done.
+fn run_walk(bucket: &Bucket, walk: &mut BucketWalk) {
+    loop {
+        let round = walk.next_requests();
+        if round.is_empty() {
+            break;
+        }
+        for request in round {
+            walk.on_body(request.id, bucket.list_xml(&request.list).as_bytes())
+                .unwrap();
+        }
+    }
+    assert!(walk.is_done());
+}
+
+/// A period that needs the shape lists it first, then what it resolves to,
+/// in one walk: a small bucket whole, a big one only once a window is picked.
+#[test]
+fn a_walk_for_a_period_lists_the_shape_then_what_it_resolves_to() {
+    let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
+    let mut walk = BucketWalk::for_period("", limits(None), Period::Auto);
+    run_walk(&bucket, &mut walk);
+    assert_eq!(walk.catalog().object_count(), 100_000, "two days: listed whole");
+    assert!(!walk.awaits_window() && walk.window().is_none());
+
+    let mut walk = BucketWalk::for_period("", limits(None), Period::Last { secs: 3600 });
+    run_walk(&bucket, &mut walk);
+    let hour = walk.window().expect("the last hour, from the shape");
+    assert!(
+        walk.catalog()
+            .segments()
+            .iter()
+            .any(|s| hour.contains(s.parts.epoch_secs))
+    );
+    assert!(walk.catalog().object_count() < 10_000);
+
+    // Three days of one host: the shape, then a pick.
+    let day = 1_795_996_800;
+    let keys = (0..3 * 24).map(|h| {
+        let start = day + h * 3600;
+        let (date, time) = (
+            KeyDate::from_epoch_secs(start).unwrap(),
+            KeyTime::from_epoch_secs(start),
+        );
+        (
+            format!("version=1/date={date}/service=api/time={time}/instance=h/boot=abcd/{start}-{h}.bin.gz"),
+            10,
+        )
+    });
+    let bucket = Bucket::new(keys);
+    let mut walk = BucketWalk::for_period("", limits(None), Period::Auto);
+    run_walk(&bucket, &mut walk);
+    assert!(walk.awaits_window());
+    assert_eq!(
+        walk.catalog().segments().len(),
+        0,
+        "no segment listed before a window is picked"
+    );
+    walk.set_period(Period::Day {
+        day: KeyDate::parse("2026-12-01").unwrap(),
+    });
+    run_walk(&bucket, &mut walk);
+    assert!(!walk.awaits_window());
+    assert_eq!(walk.catalog().segments().len(), 24);
 }

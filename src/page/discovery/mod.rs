@@ -14,14 +14,16 @@ pub mod density;
 pub mod remote_catalog;
 pub mod selection;
 pub mod summary;
+pub mod window_bar;
 
 use crate::clock::now_ms;
 use crate::net::client::Client;
 use crate::page::s3::errors_view::Problem;
-use crate::protocol::{CatalogReply, CatalogRequest};
+use crate::protocol::{CatalogReply, CatalogRequest, WalkView};
 use d9lens_core::bucket::catalog::{CatalogSummary, Selection};
 use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress};
 use d9lens_core::bucket::sample::Coverage;
+use d9lens_core::bucket::scope::Period;
 use d9lens_core::bucket::spec::SelectionSpec;
 use futures::StreamExt;
 use futures::channel::mpsc;
@@ -61,6 +63,10 @@ pub struct Discovery {
     generation: StoredValue<u32>,
     /// A summary request is on its way (at most one while pages stream in).
     summarizing: StoredValue<bool>,
+    /// What the finished walk covers: the bucket's shape and the window listed.
+    pub view: RwSignal<Option<WalkView>>,
+    /// The bucket's client, for listing a window picked later.
+    client: StoredValue<Option<Client>, LocalStorage>,
 }
 
 impl Discovery {
@@ -72,6 +78,8 @@ impl Discovery {
             version: RwSignal::new(0),
             generation: StoredValue::new(0),
             summarizing: StoredValue::new(false),
+            view: RwSignal::new(None),
+            client: StoredValue::new_local(None),
         }
     }
 
@@ -101,33 +109,64 @@ impl Discovery {
         }
     }
 
-    /// Walks everything under `prefix`: the catalog worker plans the listings
-    /// (several at once), this thread sends them and hands each answer back.
-    /// A newer call supersedes this one. `Err`: a listing failed (what the
-    /// others found is still listed).
-    pub async fn list(&self, client: Client, prefix: String, limits: ListingLimits) -> Result<(), Problem> {
+    /// Walks `period` under `prefix` (the shape first, when the period needs
+    /// it): the catalog worker plans the listings (several at once), this
+    /// thread sends them and hands each answer back. A newer call supersedes
+    /// this one. `Err`: a listing failed (what the others found is still listed).
+    pub async fn list(
+        &self,
+        client: Client,
+        prefix: String,
+        limits: ListingLimits,
+        period: Period,
+    ) -> Result<(), Problem> {
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
         let catalog = self.catalog()?;
         self.summary.set(None);
-        let started = now_ms();
-        self.status.set(ListingStatus {
-            running: true,
-            ..ListingStatus::default()
-        });
+        self.view.set(None);
+        self.client.set_value(Some(client.clone()));
         self.version.update(|v| *v += 1);
+        self.status.set(ListingStatus::default());
+        let first = catalog.call(CatalogRequest::Start { prefix, limits, period });
+        self.drive(&catalog, &client, generation, first).await
+    }
+
+    /// Lists another period of the same bucket (a window picked or widened):
+    /// only the partitions not listed yet.
+    pub async fn set_period(&self, period: Period) -> Result<(), Problem> {
+        let (Ok(catalog), Some(client)) = (self.catalog(), self.client.with_value(|c| c.clone())) else {
+            return Ok(());
+        };
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        let first = catalog.call(CatalogRequest::SetPeriod { period });
+        self.drive(&catalog, &client, generation, first).await
+    }
+
+    /// Sends the walk's listings and feeds their answers back until it is done.
+    async fn drive(
+        &self,
+        catalog: &RemoteCatalog,
+        client: &Client,
+        generation: u32,
+        first: impl std::future::Future<Output = CatalogReply>,
+    ) -> Result<(), Problem> {
+        let started = now_ms() - self.status.with_untracked(|s| s.elapsed_ms);
+        self.status.update(|s| s.running = true);
         let (answers, mut answered) = mpsc::unbounded();
-        let mut reply = catalog.call(CatalogRequest::Start { prefix, limits }).await;
+        let mut reply = first.await;
         let mut problem = None;
         let mut last_summary = now_ms();
         let result = loop {
-            let (requests, walk, objects, elapsed_ms) = match reply {
+            let (requests, walk, objects, elapsed_ms, view) = match reply {
                 CatalogReply::Planned {
                     requests,
                     progress,
                     objects,
                     elapsed_ms,
-                } => (requests, progress, objects, elapsed_ms),
+                    view,
+                } => (requests, progress, objects, elapsed_ms, view),
                 CatalogReply::Failed { message } => break Err(Problem::bad_answer(&message)),
                 other => break Err(Problem::bad_answer(&format!("unexpected catalog answer {other:?}"))),
             };
@@ -147,6 +186,7 @@ impl Discovery {
                 s.elapsed_ms = now_ms() - started;
             });
             if done {
+                self.view.set(view);
                 break problem.map_or(Ok(()), Err);
             }
             let interval = SUMMARY_INTERVAL_MS * (1 + objects / SUMMARY_SCALE) as f64;
@@ -174,7 +214,7 @@ impl Discovery {
             };
         };
         if self.generation.get_value() == generation {
-            self.refresh_summary(&catalog, generation).await;
+            self.refresh_summary(catalog, generation).await;
             self.status.update(|s| {
                 s.running = false;
                 s.done = s.walk.done && (result.is_ok() || s.walk.partitions_listed > 0);

@@ -4,6 +4,7 @@
 
 use super::density::DensityStrip;
 use super::selection::SelectionState;
+use super::window_bar::WindowBar;
 use super::{Discovery, ListingStatus, utc};
 use crate::page::units;
 use d9lens_core::bucket::catalog::{
@@ -54,6 +55,7 @@ pub fn DiscoveryView(discovery: Discovery, sel: SelectionState) -> impl IntoView
                 data-objects=count(|s| s.objects) data-pages=count(|s| s.walk.pages) data-prefixes=count(|s| s.walk.partitions as u64)>
                 {status}
             </p>
+            <WindowBar discovery=discovery/>
             {move || not_listed_view(&discovery.status.get().walk)}
             {move || discovery.summary.get().map(|s| summary_view(s, discovery, sel))}
         </section>

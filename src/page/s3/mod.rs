@@ -16,6 +16,7 @@ use crate::page::site::Site;
 use crate::page::url_state;
 use d9lens_core::bucket::link::BucketLink;
 use d9lens_core::bucket::listing_plan::{DEFAULT_MAX_OBJECTS, ListingLimits};
+use d9lens_core::bucket::scope::Period;
 use d9lens_core::s3::link_endpoint;
 use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Config};
 use errors_view::Problem;
@@ -328,7 +329,10 @@ impl S3State {
                 .connected
                 .set(Some(format!("{} ({})", client.bucket(), client.region().as_str())));
             url_state::write(&state.url_state());
-            let result = state.discovery.list(client.clone(), prefix.clone(), limits).await;
+            let result = state
+                .discovery
+                .list(client.clone(), prefix.clone(), limits, Period::Auto)
+                .await;
             // The region may have been corrected by S3's answer.
             if client.region().as_str() != state.form.region.get_untracked() {
                 state.form.region.set(client.region().as_str().to_owned());

@@ -2,6 +2,7 @@
 
 use d9lens_core::analysis::Options;
 use d9lens_core::bucket::listing_plan::DEFAULT_MAX_OBJECTS;
+pub use d9lens_core::bucket::scope::Period;
 use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
 use d9lens_core::fleet::stored;
 use d9lens_core::s3::Timestamp;
@@ -48,21 +49,8 @@ pub struct Common {
     pub json: bool,
     /// No progress line, no notes.
     pub quiet: bool,
-    /// The time the listing covers.
+    /// The time the listing covers: `--from`/`--to`, `--last`, or all of it.
     pub period: Period,
-}
-
-/// The time a listing covers: `--from`/`--to` bound it to their window;
-/// `--last` learns the bucket's shape first, then lists the last stretch of
-/// its data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Period {
-    #[default]
-    All,
-    /// Unix seconds: `from` inclusive, `to` exclusive.
-    Range { from: Option<u64>, to: Option<u64> },
-    /// The last this many seconds, up to the newest data.
-    Last(u64),
 }
 
 #[derive(Debug, Clone)]
@@ -247,7 +235,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
     common.location = location.ok_or("missing s3://BUCKET[/PREFIX]")?;
     common.period = match (from, to, last) {
         (Some(from), Some(to), _) if from >= to => return Err("--from must be before --to".into()),
-        (None, None, Some(secs)) => Period::Last(secs),
+        (None, None, Some(secs)) => Period::Last { secs },
         (_, _, Some(_)) => return Err("--last counts back from the newest data: not with --from or --to".into()),
         (None, None, None) => Period::All,
         (from, to, None) => Period::Range { from, to },
@@ -327,7 +315,7 @@ mod tests {
         }
         let period = |args: &[&str]| LsArgs::parse(&strings(args)).map(|a| a.common.period);
         assert_eq!(period(&["s3://b"]), Ok(Period::All));
-        assert_eq!(period(&["s3://b", "--last", "1h"]), Ok(Period::Last(3600)));
+        assert_eq!(period(&["s3://b", "--last", "1h"]), Ok(Period::Last { secs: 3600 }));
         assert_eq!(
             period(&["s3://b", "--from", "1796047500"]),
             Ok(Period::Range {

@@ -6,7 +6,6 @@ use super::summary;
 use crate::progress::Progress;
 use d9lens_core::bucket::catalog::{Catalog, TimeWindow};
 use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress, NotListed};
-use d9lens_core::bucket::scope::Scope;
 use d9lens_core::bucket::walk::{BucketWalk, WalkError};
 use d9lens_core::run::progress::listing_line;
 use d9lens_http::{Client, FetchError};
@@ -33,41 +32,29 @@ pub fn list(client: &Client, common: &Common, progress: &mut Progress) -> Result
         max_objects: common.max_objects,
         ..ListingLimits::default()
     };
-    let (scope, mut window) = match common.period {
-        Period::All => (Scope::Everything, None),
-        Period::Range { from, to } => {
-            let window = TimeWindow::new(from.unwrap_or(0), to.unwrap_or(u64::MAX)).unwrap_or(TimeWindow::ALL);
-            (Scope::Window(window), Some(window))
-        }
-        Period::Last(_) => (Scope::Shape, None),
-    };
-    let mut walk = BucketWalk::scoped(&common.location.prefix, limits, scope);
+    let mut walk = BucketWalk::for_period(&common.location.prefix, limits, common.period);
     let mut first_error = None;
     drain(client, &mut walk, progress, &mut first_error);
-    if let Period::Last(secs) = common.period {
-        window = walk.shape().last(secs);
-        match window {
-            Some(w) => {
-                progress.note(&format!(
-                    "the newest data is at {}: listing from {}",
-                    summary::time(w.end_secs()),
-                    summary::time(w.start_secs())
-                ));
-                walk.set_scope(Scope::Window(w));
-                drain(client, &mut walk, progress, &mut first_error);
-            }
+    if let Period::Last { .. } = common.period {
+        match walk.window() {
+            Some(w) => progress.note(&format!(
+                "the newest data is at {}: listed from {}",
+                summary::time(w.end_secs()),
+                summary::time(w.start_secs())
+            )),
             None => progress.note("no dated partition found: nothing to take the last stretch of"),
         }
     }
     progress.clear();
     let listing = walk.progress();
+    let walk_window = walk.window();
     match first_error {
         Some(e) if listing.partitions_listed == 0 => Err(e),
         _ => Ok(Listed {
             not_listed: walk.not_listed().to_vec(),
             catalog: walk.into_catalog(),
             progress: listing,
-            window,
+            window: walk_window,
         }),
     }
 }

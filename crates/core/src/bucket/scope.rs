@@ -46,6 +46,14 @@ pub(super) enum HourParts {
 }
 
 impl Scope {
+    /// The window it lists, if it is one.
+    pub fn window(&self) -> Option<TimeWindow> {
+        match self {
+            Scope::Window(w) => Some(*w),
+            _ => None,
+        }
+    }
+
     /// The window as listed: padded back by [`SEGMENT_PAD_SECS`].
     fn padded(&self) -> Option<Range<u64>> {
         match self {
@@ -109,6 +117,57 @@ fn day_start(day: KeyDate) -> u64 {
 /// The start (Unix seconds) of a minute partition.
 pub(super) fn minute_start(day: KeyDate, time: KeyTime) -> u64 {
     day_start(day) + u64::from(time.hour()) * HOUR + u64::from(time.minute()) * 60
+}
+
+/// A bucket whose data lies on at most this many days is listed whole once
+/// its shape is known (its keys are few, and the person sees everything at
+/// once); a bigger one waits for a window to be picked.
+pub const WHOLE_BUCKET_DAYS: usize = 2;
+
+/// The time a listing is asked for, before the bucket's shape is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Period {
+    /// Every key.
+    #[default]
+    All,
+    /// The shape; then everything if the bucket is small
+    /// ([`WHOLE_BUCKET_DAYS`]), else nothing more until a window is picked.
+    Auto,
+    /// Unix seconds: `from` inclusive, `to` exclusive.
+    Range { from: Option<u64>, to: Option<u64> },
+    /// The last `secs` of data, up to the newest minute the shape finds.
+    Last { secs: u64 },
+    /// One UTC day.
+    Day { day: KeyDate },
+}
+
+impl Period {
+    /// The scope to begin with: the shape, when the period depends on it.
+    pub fn first_scope(self) -> Scope {
+        match self {
+            Period::All => Scope::Everything,
+            Period::Auto | Period::Last { .. } => Scope::Shape,
+            Period::Range { from, to } => {
+                Scope::Window(TimeWindow::new(from.unwrap_or(0), to.unwrap_or(u64::MAX)).unwrap_or(TimeWindow::ALL))
+            }
+            Period::Day { day } => {
+                let start = day_start(day);
+                Scope::Window(TimeWindow::new(start, start + 24 * HOUR).unwrap_or(TimeWindow::ALL))
+            }
+        }
+    }
+
+    /// The scope once the shape is known; `None`: stay with the shape (no
+    /// data to count back from, or a big bucket waiting for a window).
+    pub fn scope_with(self, shape: &Shape) -> Option<Scope> {
+        match self {
+            Period::Auto if shape.days.len() <= WHOLE_BUCKET_DAYS => Some(Scope::Everything),
+            Period::Auto => None,
+            Period::Last { secs } => shape.last(secs).map(Scope::Window),
+            _ => Some(self.first_scope()),
+        }
+    }
 }
 
 /// What the walk learned of the bucket's shape, whatever its scope.
@@ -179,6 +238,40 @@ mod tests {
         assert_eq!(scope.hour_parts(d2, 0, &all), Some(HourParts::Whole));
         assert_eq!(scope.hour_parts(d2, 2, &all), Some(HourParts::Whole));
         assert_eq!(scope.hour_parts(d2, 3, &all), None);
+    }
+
+    #[test]
+    fn periods_resolve_against_the_shape() {
+        let mut shape = Shape::default();
+        assert_eq!(Period::Auto.first_scope(), Scope::Shape);
+        assert_eq!(
+            Period::Last { secs: 60 }.scope_with(&shape),
+            None,
+            "no data to count back from"
+        );
+        for d in ["2026-11-30", "2026-12-01"] {
+            shape.days.insert(KeyDate::parse(d).unwrap(), BTreeSet::new());
+        }
+        shape.saw_minute(at("2026-12-01", 10, 0));
+        assert_eq!(
+            Period::Auto.scope_with(&shape),
+            Some(Scope::Everything),
+            "a small bucket is listed whole"
+        );
+        shape
+            .days
+            .insert(KeyDate::parse("2026-12-02").unwrap(), BTreeSet::new());
+        assert_eq!(Period::Auto.scope_with(&shape), None, "a big one waits for a window");
+        assert_eq!(
+            Period::Last { secs: 900 }.scope_with(&shape),
+            Some(window(at("2026-12-01", 9, 46), at("2026-12-01", 10, 1)))
+        );
+        let day = KeyDate::parse("2026-11-30").unwrap();
+        assert_eq!(
+            Period::Day { day }.first_scope(),
+            window(at("2026-11-30", 0, 0), at("2026-12-01", 0, 0))
+        );
+        assert_eq!(Period::All.scope_with(&shape), Some(Scope::Everything));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! its request failed) back, until [`BucketWalk::is_done`].
 
 use super::catalog::Catalog;
+use super::catalog::TimeWindow;
 use super::listing_plan::{ListRequest, ListingLimits, ListingPlan, ListingProgress, NotListed, PlanError};
-use super::scope::{Scope, Shape};
+use super::scope::{Period, Scope, Shape};
 use crate::s3::{ListError, parse_list_page};
 use std::fmt;
 
@@ -13,6 +14,8 @@ use std::fmt;
 pub struct BucketWalk {
     plan: ListingPlan,
     catalog: Catalog,
+    /// A period that needs the shape: applied once the listings so far are done.
+    pending: Option<Period>,
 }
 
 /// An answer the walk could not use.
@@ -48,6 +51,44 @@ impl BucketWalk {
             plan: ListingPlan::scoped(prefix, limits, scope),
             // The layout root is found in each key, wherever the prefix stops.
             catalog: Catalog::new(""),
+            pending: None,
+        }
+    }
+
+    /// A walk of `period` under `prefix`: the shape first when the period
+    /// depends on it, then what it resolves to, in one walk.
+    pub fn for_period(prefix: &str, limits: ListingLimits, period: Period) -> Self {
+        let mut walk = Self::scoped(prefix, limits, period.first_scope());
+        walk.pending = (walk.plan.scope() == Scope::Shape).then_some(period);
+        walk
+    }
+
+    /// Goes on with another period (a window picked, or widened): only what
+    /// it adds is listed. One that needs the shape waits for the listings
+    /// under way.
+    pub fn set_period(&mut self, period: Period) {
+        self.pending = Some(period);
+        self.resolve_pending();
+    }
+
+    /// The window listed, once known (`None`: all of time, or the shape alone).
+    pub fn window(&self) -> Option<TimeWindow> {
+        self.plan.scope().window()
+    }
+
+    /// The shape is listed and no window is picked yet: the person picks one.
+    pub fn awaits_window(&self) -> bool {
+        self.plan.scope() == Scope::Shape && self.is_done() && self.pending.is_none()
+    }
+
+    fn resolve_pending(&mut self) {
+        if !self.plan.is_done() {
+            return;
+        }
+        if let Some(period) = self.pending.take()
+            && let Some(scope) = period.scope_with(self.plan.shape())
+        {
+            self.plan.set_scope(scope);
         }
     }
 
@@ -63,6 +104,7 @@ impl BucketWalk {
             Ok(page) => {
                 self.plan.on_page(id, &page).map_err(WalkError::Plan)?;
                 self.catalog.add_page(page.contents);
+                self.resolve_pending();
                 Ok(())
             }
             Err(e) => {
@@ -75,7 +117,9 @@ impl BucketWalk {
 
     /// Listing `id` failed for good; `message` says why, for the user.
     pub fn on_failed(&mut self, id: u32, message: &str) -> Result<(), WalkError> {
-        self.plan.on_failed(id, message).map_err(WalkError::Plan)
+        self.plan.on_failed(id, message).map_err(WalkError::Plan)?;
+        self.resolve_pending();
+        Ok(())
     }
 
     /// Nothing in flight and nothing left to request.
