@@ -598,3 +598,60 @@ fn a_walk_for_a_period_lists_the_shape_then_what_it_resolves_to() {
     assert!(!walk.awaits_window());
     assert_eq!(walk.catalog().segments().len(), 24);
 }
+
+/// 30 days of 12 hosts in two services, a segment every 5 minutes: 103,680
+/// keys. Listing a window costs requests that grow with the window, not
+/// with the bucket (the numbers are in docs/benchmarks.md).
+#[test]
+fn requests_grow_with_the_window_not_with_the_bucket() {
+    let end = 1_796_601_600; // 2026-12-07 00:00 UTC
+    let mut keys = Vec::new();
+    for start in (end - 30 * 86_400..end).step_by(300) {
+        for h in 0..12u64 {
+            let s = start + h;
+            let (date, time) = (KeyDate::from_epoch_secs(s).unwrap(), KeyTime::from_epoch_secs(s));
+            let service = if h < 6 { "api" } else { "worker" };
+            keys.push((
+                format!("version=1/date={date}/service={service}/time={time}/instance=host-{h}/boot=abcd/{s}-0.bin.gz"),
+                1,
+            ));
+        }
+    }
+    assert_eq!(keys.len(), 103_680);
+    let bucket = Bucket::new(keys);
+    let mut cost = Vec::new();
+    for secs in [3600, 24 * 3600, 7 * 24 * 3600] {
+        let mut walk = BucketWalk::for_period("", limits(None), Period::Last { secs });
+        let mut requests = 0;
+        loop {
+            let round = walk.next_requests();
+            if round.is_empty() {
+                break;
+            }
+            requests += round.len();
+            for request in round {
+                walk.on_body(request.id, bucket.list_xml(&request.list).as_bytes())
+                    .unwrap();
+            }
+        }
+        let window = walk.window().unwrap();
+        let listed = walk.catalog().segments().len();
+        let expected = bucket
+            .keys()
+            .filter(|k| {
+                segment_start(k).is_some_and(|s| s + SEGMENT_PAD_SECS > window.start_secs() && s < window.end_secs())
+            })
+            .count();
+        assert!(listed >= expected, "{listed} listed, {expected} in the window");
+        cost.push((secs, requests, listed));
+    }
+    // The shape: root, version=1/, 30 days, the newest day's 2 services.
+    let shape = 33;
+    assert!(cost[0].1 <= 60, "{cost:?}");
+    assert!(cost[0].1 < cost[1].1 && cost[1].1 < cost[2].1, "{cost:?}");
+    assert_eq!(
+        cost.iter().map(|c| c.1 - shape).collect::<Vec<_>>(),
+        [17, 65, 365],
+        "{cost:?}"
+    );
+}
