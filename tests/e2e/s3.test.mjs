@@ -217,8 +217,26 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
   );
   assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), String(38 * 2));
   await page.locator('[data-testid=discovery]').screenshot({ path: path.join(out, 's3-window-bar.png') });
+
+  // A shared link of a selection lists the shape, then only the selection's window.
+  await page.locator('[data-testid=host][data-host=host-0] [data-testid=host-pick]').click();
+  await selected(page, 38);
+  await page.waitForFunction(() => location.hash.includes('sel='));
+  const link = page.url();
   await assertClean(page, problems);
   await page.close();
+  await control('DELETE', 'requests');
+  const reopened = await openPage(link);
+  await reopened.page.fill('[data-testid=s3-access-key]', s3.accessKeyId);
+  await reopened.page.fill('[data-testid=s3-secret-key]', s3.secretAccessKey);
+  await reopened.page.click('[data-testid=s3-connect]');
+  await reopened.page.click('[data-testid=s3-endpoint-approve]');
+  await selected(reopened.page, 38);
+  const relisted = await listings();
+  const flat = relisted.filter((p) => p.startsWith('F '));
+  assert.ok(flat.length > 0 && flat.every((p) => p.startsWith(day)), flat.join('\n'));
+  assert.equal(relisted.length - flat.length, 33, 'the shape, then the window');
+  await reopened.page.close();
 });
 
 test('a listing that gets no answer is given up after the core\'s timeout and retried', { timeout: 180_000 }, async () => {

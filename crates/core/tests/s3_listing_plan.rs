@@ -553,7 +553,7 @@ fn run_walk(bucket: &Bucket, walk: &mut BucketWalk) {
 #[test]
 fn a_walk_for_a_period_lists_the_shape_then_what_it_resolves_to() {
     let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
-    let mut walk = BucketWalk::for_period("", limits(None), Period::Auto);
+    let mut walk = BucketWalk::for_period("", limits(None), Period::Auto { otherwise: None });
     run_walk(&bucket, &mut walk);
     assert_eq!(walk.catalog().object_count(), 100_000, "two days: listed whole");
     assert!(!walk.awaits_window() && walk.window().is_none());
@@ -583,7 +583,7 @@ fn a_walk_for_a_period_lists_the_shape_then_what_it_resolves_to() {
         )
     });
     let bucket = Bucket::new(keys);
-    let mut walk = BucketWalk::for_period("", limits(None), Period::Auto);
+    let mut walk = BucketWalk::for_period("", limits(None), Period::Auto { otherwise: None });
     run_walk(&bucket, &mut walk);
     assert!(walk.awaits_window());
     assert_eq!(

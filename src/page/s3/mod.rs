@@ -307,6 +307,11 @@ impl S3State {
         let limits = self.limits();
         let prefix = self.form.prefix.get_untracked();
         let role_arn = self.form.role_arn.get_untracked().trim().to_owned();
+        // A shared link's selection: on a big bucket, its window is what is listed.
+        let otherwise = self
+            .restore
+            .with_value(|r| r.as_ref().and_then(|l| l.selection.as_ref()).and_then(|s| s.window()));
+        let period = Period::Auto { otherwise };
         let state = *self;
         self.connecting.set(true);
         wasm_bindgen_futures::spawn_local(async move {
@@ -331,7 +336,7 @@ impl S3State {
             url_state::write(&state.url_state());
             let result = state
                 .discovery
-                .list(client.clone(), prefix.clone(), limits, Period::Auto)
+                .list(client.clone(), prefix.clone(), limits, period)
                 .await;
             // The region may have been corrected by S3's answer.
             if client.region().as_str() != state.form.region.get_untracked() {

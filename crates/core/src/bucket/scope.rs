@@ -132,8 +132,9 @@ pub enum Period {
     #[default]
     All,
     /// The shape; then everything if the bucket is small
-    /// ([`WHOLE_BUCKET_DAYS`]), else nothing more until a window is picked.
-    Auto,
+    /// ([`WHOLE_BUCKET_DAYS`]), else `otherwise` (a shared link's window),
+    /// else nothing more until a window is picked.
+    Auto { otherwise: Option<TimeWindow> },
     /// Unix seconds: `from` inclusive, `to` exclusive.
     Range { from: Option<u64>, to: Option<u64> },
     /// The last `secs` of data, up to the newest minute the shape finds.
@@ -147,7 +148,7 @@ impl Period {
     pub fn first_scope(self) -> Scope {
         match self {
             Period::All => Scope::Everything,
-            Period::Auto | Period::Last { .. } => Scope::Shape,
+            Period::Auto { .. } | Period::Last { .. } => Scope::Shape,
             Period::Range { from, to } => {
                 Scope::Window(TimeWindow::new(from.unwrap_or(0), to.unwrap_or(u64::MAX)).unwrap_or(TimeWindow::ALL))
             }
@@ -162,8 +163,8 @@ impl Period {
     /// data to count back from, or a big bucket waiting for a window).
     pub fn scope_with(self, shape: &Shape) -> Option<Scope> {
         match self {
-            Period::Auto if shape.days.len() <= WHOLE_BUCKET_DAYS => Some(Scope::Everything),
-            Period::Auto => None,
+            Period::Auto { .. } if shape.days.len() <= WHOLE_BUCKET_DAYS => Some(Scope::Everything),
+            Period::Auto { otherwise } => otherwise.map(Scope::Window),
             Period::Last { secs } => shape.last(secs).map(Scope::Window),
             _ => Some(self.first_scope()),
         }
@@ -243,7 +244,8 @@ mod tests {
     #[test]
     fn periods_resolve_against_the_shape() {
         let mut shape = Shape::default();
-        assert_eq!(Period::Auto.first_scope(), Scope::Shape);
+        const AUTO: Period = Period::Auto { otherwise: None };
+        assert_eq!(AUTO.first_scope(), Scope::Shape);
         assert_eq!(
             Period::Last { secs: 60 }.scope_with(&shape),
             None,
@@ -254,14 +256,21 @@ mod tests {
         }
         shape.saw_minute(at("2026-12-01", 10, 0));
         assert_eq!(
-            Period::Auto.scope_with(&shape),
+            AUTO.scope_with(&shape),
             Some(Scope::Everything),
             "a small bucket is listed whole"
         );
         shape
             .days
             .insert(KeyDate::parse("2026-12-02").unwrap(), BTreeSet::new());
-        assert_eq!(Period::Auto.scope_with(&shape), None, "a big one waits for a window");
+        assert_eq!(AUTO.scope_with(&shape), None, "a big one waits for a window");
+        let link = TimeWindow::new(at("2026-12-01", 9, 0), at("2026-12-01", 10, 0)).unwrap();
+        let auto = Period::Auto { otherwise: Some(link) };
+        assert_eq!(
+            auto.scope_with(&shape),
+            Some(Scope::Window(link)),
+            "or lists a shared link's window"
+        );
         assert_eq!(
             Period::Last { secs: 900 }.scope_with(&shape),
             Some(window(at("2026-12-01", 9, 46), at("2026-12-01", 10, 1)))

@@ -5,6 +5,7 @@
 //! `d9lens s3 analyze`: a segment belongs to a window when its span overlaps it.
 
 use super::catalog::{Catalog, Selection, TimeWindow};
+use super::layout::{ParsedKey, parse_key};
 use super::sample::Coverage;
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +42,21 @@ pub enum SelectionSpec {
 }
 
 impl SelectionSpec {
+    /// What to list to resolve this on a bucket not listed yet (a shared
+    /// link): its window, or the minute of its one key; all of it when it
+    /// names none.
+    pub fn window(&self) -> Option<TimeWindow> {
+        match self {
+            SelectionSpec::Host { from, to, .. }
+            | SelectionSpec::Fleet { from, to, .. }
+            | SelectionSpec::Sample { from, to, .. } => TimeWindow::new(*from, *to),
+            SelectionSpec::Single { key } => match parse_key(key, "") {
+                ParsedKey::Segment(s) => TimeWindow::new(s.epoch_secs, s.epoch_secs + 1),
+                ParsedKey::Other { .. } => None,
+            },
+        }
+    }
+
     /// The segments this stands for in `catalog` (none for an empty window or an unknown key).
     pub fn resolve(&self, catalog: &Catalog) -> Selection {
         self.resolve_covered(catalog).0
@@ -86,5 +102,28 @@ impl SelectionSpec {
                 None,
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_names_the_window_to_list() {
+        let host = SelectionSpec::Host {
+            service: "api".into(),
+            instance: "h".into(),
+            from: 100,
+            to: 200,
+        };
+        assert_eq!(host.window(), TimeWindow::new(100, 200));
+        let key = "version=1/date=2026-11-30/service=api/time=1405/instance=h/boot=abcd/1796047535-0.bin.gz";
+        let single = SelectionSpec::Single { key: key.into() };
+        assert_eq!(single.window(), TimeWindow::new(1_796_047_535, 1_796_047_536));
+        let other = SelectionSpec::Single {
+            key: "notes.txt".into(),
+        };
+        assert_eq!(other.window(), None);
     }
 }
