@@ -236,6 +236,19 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
   const flat = relisted.filter((p) => p.startsWith('F '));
   assert.ok(flat.length > 0 && flat.every((p) => p.startsWith(day)), flat.join('\n'));
   assert.equal(relisted.length - flat.length, 33, 'the shape, then the window');
+
+  // A from–to range of another day: that day's services, then its blocks and hours.
+  await control('DELETE', 'requests');
+  await reopened.page.fill('[data-testid=window-from]', '2026-11-20 10:00');
+  await reopened.page.fill('[data-testid=window-to]', '2026-11-20 11:00');
+  await reopened.page.click('[data-testid=window-range]');
+  await reopened.page.waitForFunction(
+    () => /2026-11-20 10:00:00/.test(document.querySelector('[data-testid=window-listed]')?.textContent ?? ''),
+    null,
+    { timeout: REPORT_TIMEOUT },
+  );
+  const other = 'version=1/date=2026-11-20/service=api/';
+  assert.deepEqual(new Set(await listings()), new Set([`D ${other}`, `F ${other}time=095`, `F ${other}time=10`]));
   await reopened.page.close();
 });
 

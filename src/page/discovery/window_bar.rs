@@ -1,10 +1,10 @@
 //! The bucket's shape and the window listed: on a bucket with data on more
 //! than a couple of days only the shape is listed at first (days, services,
 //! the newest minute), and the person picks what to list: the last minutes
-//! or hours up to the newest data, a day, or everything. Widening lists only
+//! or hours up to the newest data, a day, a from–to range, or everything. Widening lists only
 //! what was not listed yet (the core's walk decides).
 
-use super::{Discovery, utc};
+use super::{Discovery, parse_utc, utc};
 use d9lens_core::bucket::layout::KeyDate;
 use d9lens_core::bucket::scope::Period;
 use leptos::prelude::*;
@@ -23,6 +23,14 @@ pub fn WindowBar(discovery: Discovery) -> impl IntoView {
                 failed.set(Some(format!("{} {}", p.cause, p.fix)));
             }
         });
+    };
+    let (from, to) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let pick_range = move || match (parse_utc(&from.get_untracked()), parse_utc(&to.get_untracked())) {
+        (Some(from), Some(to)) if from < to => pick(Period::Range {
+            from: Some(from),
+            to: Some(to),
+        }),
+        _ => failed.set(Some("Give From before To, as 2026-11-30 14:00 (UTC).".to_owned())),
     };
     move || {
         let view = discovery.view.get()?;
@@ -75,6 +83,14 @@ pub fn WindowBar(discovery: Discovery) -> impl IntoView {
                             {options}
                         </select>
                     </label>
+                    <label class="field inline"><span>"From (UTC)"</span>
+                        <input type="text" data-testid="window-from" bind:value=from placeholder="2026-11-30 14:00" />
+                    </label>
+                    <label class="field inline"><span>"To (UTC)"</span>
+                        <input type="text" data-testid="window-to" bind:value=to placeholder="2026-11-30 15:00" />
+                    </label>
+                    <button type="button" class="button" data-testid="window-range" disabled=running
+                        on:click=move |_| pick_range()>"List"</button>
                     <button type="button" class="button" data-testid="window-everything" disabled=running
                         on:click=move |_| pick(Period::All)>"Everything"</button>
                 </div>
