@@ -18,6 +18,7 @@ use d9lens_core::analysis::inspect::{InspectAnswer, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, wire};
 use d9lens_core::bucket::cached::CachedObject;
 use d9lens_core::bucket::catalog::{CatalogSummary, Selection, TimeWindow};
+use d9lens_core::bucket::find::Findings;
 use d9lens_core::bucket::listing_plan::{ListRequest, ListingLimits, ListingProgress};
 use d9lens_core::bucket::sample::Coverage;
 use d9lens_core::bucket::scope::{Period, Shape};
@@ -220,6 +221,11 @@ pub enum CatalogRequest {
         message: String,
     },
     Summary,
+    /// Hosts, boots and keys of the catalog whose names hold `text`.
+    #[serde(rename_all = "camelCase")]
+    Find {
+        text: String,
+    },
     #[serde(rename_all = "camelCase")]
     Resolve {
         spec: SelectionSpec,
@@ -263,6 +269,8 @@ pub enum CatalogReply {
         /// What a sample covers of its window.
         coverage: Option<Coverage>,
     },
+    #[serde(rename_all = "camelCase")]
+    Found { findings: Findings },
     /// A request the worker could not read, or one out of turn (no walk started).
     #[serde(rename_all = "camelCase")]
     Failed { message: String },

@@ -8,6 +8,7 @@ use crate::clock::{epoch_ms, now_ms};
 use crate::protocol::{self, CatalogReply, CatalogRequest, FromWorker, Phase, Relay, RelayEnd, ToWorker, WalkView};
 use d9lens_core::analysis::inspect::{self, InspectQuery};
 use d9lens_core::analysis::{FileOutcome, Options, TraceAnalysis, analyze_file, wire};
+use d9lens_core::bucket::find::find;
 use d9lens_core::bucket::walk::{BucketWalk, WalkError};
 use d9lens_core::container::{self, Container, Unpack};
 use d9lens_core::trace;
@@ -311,6 +312,14 @@ fn catalog(request: CatalogRequest) -> CatalogReply {
                     Ok(walk) => CatalogReply::Summary {
                         summary: Box::new(walk.catalog().summary()),
                         elapsed_ms: now_ms() - started,
+                    },
+                    Err(message) => CatalogReply::Failed { message },
+                };
+            }
+            CatalogRequest::Find { text } => {
+                return match state.walk() {
+                    Ok(walk) => CatalogReply::Found {
+                        findings: find(walk.catalog(), &text),
                     },
                     Err(message) => CatalogReply::Failed { message },
                 };

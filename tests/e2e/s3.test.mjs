@@ -252,6 +252,35 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
   await reopened.page.close();
 });
 
+test('a search finds hosts, boots and keys, and each selects what it names', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openPage();
+  await connect(page, { maxKeys: '1000' });
+  await listed(page);
+  const find = async (text, kind, count) => {
+    await page.fill('[data-testid=disc-find]', text);
+    await page.waitForFunction(
+      ([kind, count]) => document.querySelectorAll(`[data-testid=found][data-kind=${kind}]`).length === count,
+      [kind, count],
+      { timeout: REPORT_TIMEOUT },
+    );
+  };
+  // Every host of the fixture bucket is in 10.0.0.0/16.
+  await find('ip-10-0-', 'host', 6);
+  // A boot: payments/api's host across midnight, three segments.
+  await find('LOVG', 'boot', 1);
+  assert.equal(await page.locator('[data-testid=found]').count(), 1);
+  await page.click('[data-testid=found-pick]');
+  await selected(page, 3);
+  // A file name: the one segment.
+  await find('1796047573-98', 'key', 1);
+  await page.click('[data-testid=found-pick]');
+  await selected(page, 1);
+  await find('nothing-like-this', 'host', 0);
+  assert.equal(await page.locator('[data-testid=found]').count(), 0);
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('a listing that gets no answer is given up after the core\'s timeout and retried', { timeout: 180_000 }, async () => {
   await control('DELETE', 'requests');
   // The first listing of the bucket's root is held far past the page's 30 s.

@@ -11,6 +11,7 @@
 //! [`Catalog`]: d9lens_core::bucket::catalog::Catalog
 
 pub mod density;
+pub mod find_box;
 pub mod remote_catalog;
 pub mod selection;
 pub mod summary;
@@ -21,6 +22,7 @@ use crate::net::client::Client;
 use crate::page::s3::errors_view::Problem;
 use crate::protocol::{CatalogReply, CatalogRequest, WalkView};
 use d9lens_core::bucket::catalog::{CatalogSummary, Selection};
+use d9lens_core::bucket::find::Findings;
 use d9lens_core::bucket::listing_plan::{ListingLimits, ListingProgress};
 use d9lens_core::bucket::sample::Coverage;
 use d9lens_core::bucket::scope::Period;
@@ -91,6 +93,17 @@ impl Discovery {
         let catalog = RemoteCatalog::new().map_err(|e| Problem::input(e, "Reload the page."))?;
         self.catalog.set_value(Some(catalog.clone()));
         Ok(catalog)
+    }
+
+    /// Hosts, boots and keys listed so far whose names hold `text`.
+    pub async fn find(&self, text: String) -> Findings {
+        let Ok(catalog) = self.catalog() else {
+            return Findings::default();
+        };
+        match catalog.call(CatalogRequest::Find { text }).await {
+            CatalogReply::Found { findings } => findings,
+            _ => Findings::default(),
+        }
     }
 
     /// The segments `spec` stands for in the catalog listed so far.

@@ -3,6 +3,7 @@
 //! the objects that are not segments.
 
 use super::density::DensityStrip;
+use super::find_box::FindBox;
 use super::selection::SelectionState;
 use super::window_bar::WindowBar;
 use super::{Discovery, ListingStatus, utc};
@@ -47,6 +48,8 @@ pub fn DiscoveryView(discovery: Discovery, sel: SelectionState) -> impl IntoView
     // The catalog worker's own times, for benchmarks (scripts/bench-browser.mjs).
     let timing = move |f: fn(&ListingStatus) -> f64| move || format!("{:.1}", discovery.status.with(f));
     let count = move |f: fn(&ListingStatus) -> u64| move || discovery.status.with(f).to_string();
+    // Memoized: the box (and what is typed in it) stays while summaries stream in.
+    let has_segments = Memo::new(move |_| discovery.summary.with(|s| s.as_ref().is_some_and(|s| s.segments > 0)));
     view! {
         <section class="card discovery" data-testid="discovery" data-done=move || discovery.status.get().done.to_string()>
             <h2 class="panel-title">"What the bucket holds"</h2>
@@ -56,6 +59,7 @@ pub fn DiscoveryView(discovery: Discovery, sel: SelectionState) -> impl IntoView
                 {status}
             </p>
             <WindowBar discovery=discovery/>
+            {move || has_segments.get().then(|| view! { <FindBox discovery=discovery sel=sel/> })}
             {move || not_listed_view(&discovery.status.get().walk)}
             {move || discovery.summary.get().map(|s| summary_view(s, discovery, sel))}
         </section>

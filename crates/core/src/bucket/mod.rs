@@ -9,6 +9,7 @@
 //! - [`walk`]: a listing plan and the catalog it fills, as both shells drive it.
 //! - [`catalog`]: what the bucket holds according to its keys (services, hosts,
 //!   boots, segment spans, density) and selections of its segments.
+//! - [`find`]: hosts, boots and keys found by a piece of their names.
 //! - [`sample`]: samples that spread over hosts and time, and what they cover.
 //! - [`spec`]: shareable choices of segments, resolved against a catalog.
 //! - [`link`]: the bucket, selection and view a shared link carries.
@@ -16,6 +17,7 @@
 
 pub mod cached;
 pub mod catalog;
+pub mod find;
 pub mod layout;
 pub mod link;
 pub mod listing_plan;
