@@ -13,6 +13,7 @@ use aws_config::profile::{ProfileFileCredentialsProvider, ProfileFileRegionProvi
 use aws_config::provider_config::ProviderConfig;
 use aws_credential_types::provider::{ProvideCredentials, error::CredentialsError};
 use d9lens_core::s3::{Credentials, S3Config, Timestamp};
+use d9lens_http::env;
 use std::error::Error;
 
 /// The configuration of `bucket`, signed with what the chain finds. A
@@ -40,11 +41,7 @@ pub fn s3_config(
         if let Some(p) = &profile {
             from_profile = from_profile.profile_name(p);
         }
-        let region = match region
-            .map(str::to_owned)
-            .or_else(|| env("AWS_REGION"))
-            .or_else(|| env("AWS_DEFAULT_REGION"))
-        {
+        let region = match d9lens_http::region_given(region) {
             Some(r) => Some(Region::new(r)),
             None => from_profile.build().region().await,
         };
@@ -120,8 +117,4 @@ fn causes(e: &CredentialsError) -> String {
         cause = c.source();
     }
     causes.join(": ")
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }

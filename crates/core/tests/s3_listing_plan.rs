@@ -44,29 +44,50 @@ impl Walk {
 /// Runs `plan` against `bucket`: in each round every request in flight is
 /// answered, newest first, so partitions complete out of order.
 fn walk(bucket: &Bucket, mut plan: ListingPlan) -> Walk {
-    let (mut requests, mut keys, mut max_in_flight, mut rounds) = (Vec::new(), BTreeSet::new(), 0, 0);
+    let answered = run(bucket, &mut plan);
+    Walk {
+        requests: answered.requests,
+        keys: answered.keys.into_iter().collect(),
+        max_in_flight: answered.max_in_flight,
+        rounds: answered.rounds,
+        plan,
+    }
+}
+
+/// What answering a plan until it is done saw: the requests sent and every
+/// key of every page (a key listed twice appears twice).
+struct Answered {
+    requests: Vec<ListRequest>,
+    keys: Vec<String>,
+    max_in_flight: usize,
+    rounds: usize,
+}
+
+/// Answers `plan` from `bucket` until it is done, as [`walk`] does; the
+/// plan stays the caller's, to go on with another scope.
+fn run(bucket: &Bucket, plan: &mut ListingPlan) -> Answered {
+    let mut a = Answered {
+        requests: Vec::new(),
+        keys: Vec::new(),
+        max_in_flight: 0,
+        rounds: 0,
+    };
     loop {
         let round = plan.next_requests();
         if round.is_empty() {
             break;
         }
-        rounds += 1;
-        max_in_flight = max_in_flight.max(plan.progress().in_flight);
+        a.rounds += 1;
+        a.max_in_flight = a.max_in_flight.max(plan.progress().in_flight);
         for request in round.iter().rev() {
             let page = bucket.list(&request.list);
-            keys.extend(page.contents.iter().map(|o| o.key.clone()));
+            a.keys.extend(page.contents.iter().map(|o| o.key.clone()));
             plan.on_page(request.id, &page).unwrap();
         }
-        requests.extend(round);
+        a.requests.extend(round);
     }
     assert!(plan.is_done() && plan.progress().done);
-    Walk {
-        requests,
-        keys,
-        max_in_flight,
-        rounds,
-        plan,
-    }
+    a
 }
 
 fn fixture() -> Bucket {
@@ -402,26 +423,6 @@ fn a_hundred_thousand_keys_in_few_round_trips() {
     assert_eq!(w.rounds, 25);
 }
 
-/// Answers `plan` until it is done: the requests sent and every key of
-/// every page (a key listed twice appears twice).
-fn run(bucket: &Bucket, plan: &mut ListingPlan) -> (Vec<ListRequest>, Vec<String>) {
-    let (mut requests, mut keys) = (Vec::new(), Vec::new());
-    loop {
-        let round = plan.next_requests();
-        if round.is_empty() {
-            break;
-        }
-        for request in round.iter().rev() {
-            let page = bucket.list(&request.list);
-            keys.extend(page.contents.iter().map(|o| o.key.clone()));
-            plan.on_page(request.id, &page).unwrap();
-        }
-        requests.extend(round);
-    }
-    assert!(plan.is_done());
-    (requests, keys)
-}
-
 /// The start (Unix seconds) of a segment key of either layout.
 fn segment_start(key: &str) -> Option<u64> {
     let name = key.rsplit('/').next()?;
@@ -435,7 +436,7 @@ fn the_shape_costs_a_few_delimiter_listings() {
     use common::bucket::{PER_BOOT, T0};
     let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
     let mut plan = ListingPlan::scoped("", limits(None), Scope::Shape);
-    let (requests, keys) = run(&bucket, &mut plan);
+    let Answered { requests, keys, .. } = run(&bucket, &mut plan);
     assert!(requests.iter().all(|r| r.list.delimiter.is_some()), "{requests:?}");
     assert!(keys.iter().all(|k| segment_start(k).is_none()), "{keys:?}");
     // root, prefix, version=1/, 2 days, the newest day's 4 services, the newest positional day.
@@ -458,10 +459,10 @@ fn the_shape_costs_a_few_delimiter_listings() {
 fn a_window_lists_its_hours_and_widening_lists_only_the_new_ones() {
     let bucket = Bucket::new(common::bucket::hundred_thousand_keys());
     let mut plan = ListingPlan::scoped("", limits(None), Scope::Shape);
-    let (shape_requests, _) = run(&bucket, &mut plan);
+    let shape_requests = run(&bucket, &mut plan).requests;
     let hour = plan.shape().last(3600).unwrap();
     plan.set_scope(Scope::Window(hour));
-    let (requests, keys) = run(&bucket, &mut plan);
+    let Answered { requests, keys, .. } = run(&bucket, &mut plan);
     let wanted = |w: &TimeWindow, k: &str| {
         segment_start(k).is_some_and(|s| s + SEGMENT_PAD_SECS > w.start_secs() && s < w.end_secs())
     };
@@ -484,7 +485,11 @@ fn a_window_lists_its_hours_and_widening_lists_only_the_new_ones() {
 
     let six = TimeWindow::new(hour.end_secs() - 6 * 3600, hour.end_secs()).unwrap();
     plan.set_scope(Scope::Window(six));
-    let (wider, more) = run(&bucket, &mut plan);
+    let Answered {
+        requests: wider,
+        keys: more,
+        ..
+    } = run(&bucket, &mut plan);
     let listed_before: BTreeSet<&str> = requests.iter().map(|r| r.list.prefix.as_str()).collect();
     for r in &wider {
         assert!(
@@ -510,7 +515,7 @@ fn an_hour_over_a_page_splits_into_blocks() {
     let day = 1_795_996_800;
     let window = TimeWindow::new(day + 21 * 3600 + 600, day + 22 * 3600).unwrap();
     let mut plan = ListingPlan::scoped("dial9-traces/version=1/", limits(None), Scope::Window(window));
-    let (requests, keys) = run(&bucket, &mut plan);
+    let Answered { requests, keys, .. } = run(&bucket, &mut plan);
     let svc0 = "dial9-traces/version=1/date=2026-11-30/service=svc0/time=21";
     let of_svc0: Vec<&ListRequest> = requests.iter().filter(|r| r.list.prefix.starts_with(svc0)).collect();
     let prefixes: BTreeSet<&str> = of_svc0.iter().map(|r| r.list.prefix.as_str()).collect();
@@ -533,19 +538,22 @@ fn an_hour_over_a_page_splits_into_blocks() {
     assert_eq!(expected, 1500);
 }
 
-/// Answers every listing of `walk` from `bucket` until it is done.
-fn run_walk(bucket: &Bucket, walk: &mut BucketWalk) {
+/// Answers every listing of `walk` from `bucket` until it is done: how many there were.
+fn run_walk(bucket: &Bucket, walk: &mut BucketWalk) -> usize {
+    let mut requests = 0;
     loop {
         let round = walk.next_requests();
         if round.is_empty() {
             break;
         }
+        requests += round.len();
         for request in round {
             walk.on_body(request.id, bucket.list_xml(&request.list).as_bytes())
                 .unwrap();
         }
     }
     assert!(walk.is_done());
+    requests
 }
 
 /// A period that needs the shape lists it first, then what it resolves to,
@@ -622,18 +630,7 @@ fn requests_grow_with_the_window_not_with_the_bucket() {
     let mut cost = Vec::new();
     for secs in [3600, 24 * 3600, 7 * 24 * 3600] {
         let mut walk = BucketWalk::for_period("", limits(None), Period::Last { secs });
-        let mut requests = 0;
-        loop {
-            let round = walk.next_requests();
-            if round.is_empty() {
-                break;
-            }
-            requests += round.len();
-            for request in round {
-                walk.on_body(request.id, bucket.list_xml(&request.list).as_bytes())
-                    .unwrap();
-            }
-        }
+        let requests = run_walk(&bucket, &mut walk);
         let window = walk.window().unwrap();
         let listed = walk.catalog().segments().len();
         let expected = bucket

@@ -301,11 +301,7 @@ pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) ->
         Some(url) => Endpoint::custom(&url).map_err(|e| e.to_string())?,
         None => Endpoint::Aws,
     };
-    let region = region
-        .map(str::to_owned)
-        .or_else(|| env("AWS_REGION"))
-        .or_else(|| env("AWS_DEFAULT_REGION"))
-        .unwrap_or_else(|| "us-east-1".to_owned());
+    let region = region_given(region).unwrap_or_else(|| "us-east-1".to_owned());
     let credentials = Credentials::from_env(|name| std::env::var(name).ok())
         .map_err(|e| format!("AWS credentials in the environment: {e}"))?;
     Ok(S3Config {
@@ -316,7 +312,16 @@ pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) ->
     })
 }
 
-fn env(name: &str) -> Option<String> {
+/// The region `--region` or the AWS environment variables name, if any.
+pub fn region_given(region: Option<&str>) -> Option<String> {
+    region
+        .map(str::to_owned)
+        .or_else(|| env("AWS_REGION"))
+        .or_else(|| env("AWS_DEFAULT_REGION"))
+}
+
+/// An environment variable, unless unset or blank.
+pub fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 

@@ -34,34 +34,7 @@ pub fn list(client: &Client, common: &Common, progress: &mut Progress) -> Result
     };
     let mut walk = BucketWalk::for_period(&common.location.prefix, limits, common.period);
     let mut first_error = None;
-    drain(client, &mut walk, progress, &mut first_error);
-    if let Period::Last { .. } = common.period {
-        match walk.window() {
-            Some(w) => progress.note(&format!(
-                "the newest data is at {}: listed from {}",
-                summary::time(w.end_secs()),
-                summary::time(w.start_secs())
-            )),
-            None => progress.note("no dated partition found: nothing to take the last stretch of"),
-        }
-    }
-    progress.clear();
-    let listing = walk.progress();
-    let walk_window = walk.window();
-    match first_error {
-        Some(e) if listing.partitions_listed == 0 => Err(e),
-        _ => Ok(Listed {
-            not_listed: walk.not_listed().to_vec(),
-            catalog: walk.into_catalog(),
-            progress: listing,
-            window: walk_window,
-        }),
-    }
-}
-
-/// Sends the walk's listings and feeds their answers until it is done.
-fn drain(client: &Client, walk: &mut BucketWalk, progress: &mut Progress, first_error: &mut Option<FetchError>) {
-    let mut reported = walk.catalog().object_count() / 10_000;
+    let mut reported = 0;
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         loop {
@@ -102,6 +75,28 @@ fn drain(client: &Client, walk: &mut BucketWalk, progress: &mut Progress, first_
             }
         }
     });
+    if let Period::Last { .. } = common.period {
+        match walk.window() {
+            Some(w) => progress.note(&format!(
+                "the newest data is at {}: listed from {}",
+                summary::time(w.end_secs()),
+                summary::time(w.start_secs())
+            )),
+            None => progress.note("no dated partition found: nothing to take the last stretch of"),
+        }
+    }
+    progress.clear();
+    let listing = walk.progress();
+    let window = walk.window();
+    match first_error {
+        Some(e) if listing.partitions_listed == 0 => Err(e),
+        _ => Ok(Listed {
+            not_listed: walk.not_listed().to_vec(),
+            catalog: walk.into_catalog(),
+            progress: listing,
+            window,
+        }),
+    }
 }
 
 /// Says on stderr what the walk left out, if anything.

@@ -51,21 +51,20 @@ pub fn find(catalog: &Catalog, text: &str) -> Findings {
     let mut hosts: BTreeMap<(&str, &str), (usize, u64, u64)> = BTreeMap::new();
     let mut boots: BTreeMap<(&str, &str, &str), (usize, u64, u64)> = BTreeMap::new();
     let mut keys: Vec<&SegmentRecord> = Vec::new();
-    let add = |entry: &mut (usize, u64, u64), start: u64| {
-        *entry = if entry.0 == 0 {
-            (1, start, start)
-        } else {
-            (entry.0 + 1, entry.1.min(start), entry.2.max(start))
-        };
-    };
+    let add =
+        |entry: &mut (usize, u64, u64), start: u64| *entry = (entry.0 + 1, entry.1.min(start), entry.2.max(start));
+    let unseen = (0, u64::MAX, 0);
     for s in catalog.segments() {
         let p = &s.parts;
         let (host, boot) = (holds(&p.instance), p.boot.as_deref().is_some_and(holds));
         if host {
-            add(hosts.entry((&p.service, &p.instance)).or_default(), p.epoch_secs);
+            add(hosts.entry((&p.service, &p.instance)).or_insert(unseen), p.epoch_secs);
         }
         if let Some(b) = p.boot.as_deref().filter(|_| boot) {
-            add(boots.entry((&p.service, &p.instance, b)).or_default(), p.epoch_secs);
+            add(
+                boots.entry((&p.service, &p.instance, b)).or_insert(unseen),
+                p.epoch_secs,
+            );
         }
         if !host && !boot && holds(&s.key) {
             keys.push(s);

@@ -46,7 +46,7 @@ impl BucketWalk {
     }
 
     /// A walk of what `scope` needs under `prefix`.
-    pub fn scoped(prefix: &str, limits: ListingLimits, scope: Scope) -> Self {
+    fn scoped(prefix: &str, limits: ListingLimits, scope: Scope) -> Self {
         BucketWalk {
             plan: ListingPlan::scoped(prefix, limits, scope),
             // The layout root is found in each key, wherever the prefix stops.
@@ -134,11 +134,6 @@ impl BucketWalk {
     /// Every prefix left out or listed in part, in the order it happened.
     pub fn not_listed(&self) -> &[NotListed] {
         self.plan.not_listed()
-    }
-
-    /// Goes on with another scope: only what it adds is listed.
-    pub fn set_scope(&mut self, scope: Scope) {
-        self.plan.set_scope(scope);
     }
 
     /// What the listings so far say of the bucket's shape.
