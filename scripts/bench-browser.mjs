@@ -61,18 +61,30 @@
 //       the bucket. Printed: wall time to the rendered summary, the worker's own
 //       time (pages, last summary), and the page's main-thread long tasks while
 //       the listing streamed in (how responsive the page stayed).
+//
+//   node scripts/bench-browser.mjs window [RUNS=3]
+//       the 30-day bucket of tests/s3/days-bucket.mjs (103,680 keys, 12 hosts,
+//       v1 layout) on the local S3 server, through the tests' front, whose
+//       request log counts the listings. The page connects (the bucket's
+//       shape: wall time to the window bar, listings), then lists the last
+//       hour, the last 24 hours, or a 7-day range (wall time to the listed
+//       window, listings, keys found), each from a fresh tab; then the CLI
+//       (CLI=PATH, default target/release/d9lens) with --last 1h / 24h / 7d
+//       against the same front: wall time and listings.
 import os from 'node:os';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, serveDir } from './serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [mode = 'demo', ...args] = process.argv.slice(2);
 
+const execFileAsync = promisify(execFile);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
@@ -570,6 +582,93 @@ async function listing(keys, runs) {
   );
 }
 
+async function windowBench(runs) {
+  const { startServers } = await import('../tests/s3/servers.mjs');
+  const { DAYS_BUCKET, prepareDaysBucket } = await import('../tests/s3/days-bucket.mjs');
+  const servers = await startServers({ s3sPort: 0, frontPort: 0 });
+  const s3 = servers.endpoints;
+  const keys = prepareDaysBucket(s3.dataDir).length;
+  const requests = async (method = 'GET') => (await fetch(`${s3.controlUrl}/requests`, { method })).json();
+  const listings = async () => {
+    const log = (await requests()).filter((r) => r.path.includes('list-type=2'));
+    return { listings: log.length, delimited: log.filter((r) => /[?&]delimiter=/.test(r.path)).length };
+  };
+  console.log(`window: ${keys} keys over 30 days on the local S3 server (debug build unless S3S_FS says otherwise), ${os.cpus().length} cores`);
+  const windows = [
+    ['last 1 h', (page) => page.click('[data-testid=window-last-3600]')],
+    ['last 24 h', (page) => page.click('[data-testid=window-last-86400]')],
+    ['7 days', async (page) => {
+      await page.fill('[data-testid=window-from]', '2026-11-30 00:00');
+      await page.fill('[data-testid=window-to]', '2026-12-07 00:00');
+      await page.click('[data-testid=window-range]');
+    }],
+  ];
+  const rows = [];
+  try {
+    await withBrowser(async (context, url) => {
+      for (let r = 0; r < runs; r++) {
+        for (const [name, pick] of windows) {
+          const page = await context.newPage();
+          await page.goto(url);
+          await page.waitForSelector('[data-testid=s3-connect]');
+          const fields = { endpoint: s3.corsEndpoint, bucket: DAYS_BUCKET, region: s3.region, 'access-key': s3.accessKeyId, 'secret-key': s3.secretAccessKey, 'max-keys': '1000' };
+          for (const [field, value] of Object.entries(fields)) await page.fill(`[data-testid=s3-${field}]`, value);
+          await requests('DELETE');
+          let t0 = Date.now();
+          await page.click('[data-testid=s3-connect]');
+          await page.locator('[data-testid=window-bar][data-awaits=true]').waitFor({ timeout: 120_000 });
+          const shapeMs = Date.now() - t0;
+          const shape = await listings();
+          await requests('DELETE');
+          const before = await page.textContent('[data-testid=window-listed]').catch(() => '');
+          t0 = Date.now();
+          await pick(page);
+          await page.waitForFunction(
+            (before) => {
+              const listed = document.querySelector('[data-testid=window-listed]')?.textContent ?? '';
+              const idle = document.querySelector('[data-testid=window-range]')?.disabled === false;
+              return listed && listed !== before && idle && document.querySelector('[data-testid=discovery][data-done=true]');
+            },
+            before,
+            { timeout: 300_000, polling: 'raf' },
+          );
+          const windowMs = Date.now() - t0;
+          const listed = await listings();
+          const objects = (await page.textContent('[data-testid=disc-objects]')).trim();
+          rows.push({ name, shapeMs, windowMs, shape, listed, objects });
+          console.log(`  page, run ${r + 1}, ${name}: shape ${shapeMs} ms (${shape.listings} listings), window ${windowMs} ms (${listed.listings} listings, ${objects} keys found)`);
+          await page.close();
+        }
+      }
+    });
+    const cli = process.env.CLI ?? path.join(root, 'target/release/d9lens');
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, AWS_REGION: s3.region, AWS_PROFILE: '' };
+    for (const last of ['1h', '24h', '7d']) {
+      const times = [];
+      let listed;
+      for (let r = 0; r < runs; r++) {
+        await requests('DELETE');
+        const t0 = process.hrtime.bigint();
+        // Not execFileSync: the front answering it runs in this process.
+        await execFileAsync(cli, ['s3', 'ls', `s3://${DAYS_BUCKET}`, '--endpoint', s3.corsEndpoint, '--last', last, '--quiet', '--json'], { env, maxBuffer: 1 << 30 });
+        times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        listed = await listings();
+      }
+      console.log(`  CLI --last ${last}: median ${median(times).toFixed(0)} ms over ${runs} (shape and window: ${listed.listings} listings, ${listed.delimited} of them delimited)`);
+    }
+  } finally {
+    await servers.stop();
+  }
+  for (const [name] of windows) {
+    const of = rows.filter((row) => row.name === name);
+    const m = (f) => median(of.map(f)).toFixed(0);
+    console.log(
+      `page median of ${runs}, ${name}: shape ${m((x) => x.shapeMs)} ms (${of[0].shape.listings} listings); ` +
+        `window ${m((x) => x.windowMs)} ms (${of[0].listed.listings} listings, ${of[0].objects} keys)`,
+    );
+  }
+}
+
 /** Resident memory of every process of the Chromium that uses `profile`, MB (Linux /proc). */
 function chromiumRssMb(profile) {
   return Object.values(chromiumRssByKind(profile)).reduce((a, b) => a + b, 0);
@@ -857,7 +956,8 @@ else if (mode === 'listing') await listing(Number(args[0] ?? 100_000), Number(ar
 else if (mode === 'timeline') await timelineBench(Number(args[0] ?? 10), Number(args[1] ?? 200));
 else if (mode === 'flame') await flameBench(Number(args[0] ?? 15), Number(args[1] ?? 100));
 else if (mode === 'explorer') await explorerBench(Number(args[0] ?? 2), Number(args[1] ?? 5));
+else if (mode === 'window') await windowBench(Number(args[0] ?? 3));
 else {
-  console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS] | timeline [COPIES] [STEPS] | flame [COPIES] [STEPS] | fleet [COUNT] [RUNS]');
+  console.error('usage: node scripts/bench-browser.mjs demo [RUNS] | listing [KEYS] [RUNS] | timeline [COPIES] [STEPS] | flame [COPIES] [STEPS] | fleet [COUNT] [RUNS] | explorer [COPIES] [RUNS] | window [RUNS]');
   process.exit(2);
 }

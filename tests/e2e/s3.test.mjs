@@ -169,10 +169,13 @@ function maxOverlap(log) {
   return most;
 }
 
-test('a bucket of many days lists its shape, then only the window picked, and widening only what is new', { timeout: 240_000 }, async () => {
-  // 30 days of two hosts, a segment every 10 minutes: 8,640 keys, the last at 2026-12-06 23:50.
-  const keys = prepareDaysBucket(s3.dataDir, { days: 30, hosts: 2, step: 600 });
-  assert.equal(keys.length, 8640);
+test('a bucket of many days lists its shape, then only the window picked, and widening only what is new', { timeout: 300_000 }, async () => {
+  // 30 days of 12 hosts, a segment every 5 minutes: 103,680 keys, the last at 2026-12-06 23:55:11.
+  const keys = prepareDaysBucket(s3.dataDir, { days: 30, hosts: 12, step: 300 });
+  assert.equal(keys.length, 103_680);
+  /** The keys under any of `prefixes` (of host `host`, if given): what listing them finds. */
+  const under = (prefixes, host) =>
+    keys.filter((k) => prefixes.some((p) => k.startsWith(p)) && (host === undefined || k.includes(`/instance=${host}/`))).length;
   await control('DELETE', 'requests');
   const { page, problems } = await openPage();
   await connect(page, { bucket: DAYS_BUCKET, maxKeys: '1000' });
@@ -181,7 +184,7 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
   await bar.waitFor({ timeout: REPORT_TIMEOUT });
   assert.match(
     await page.textContent('[data-testid=window-shape]'),
-    /Data on 30 days, 2026-11-07 → 2026-12-06; the newest at 2026-12-06 23:50:00 UTC/,
+    /Data on 30 days, 2026-11-07 → 2026-12-06; the newest at 2026-12-06 23:55:00 UTC/,
   );
   const listings = async () => (await control('GET', 'requests')).filter((r) => r.path.includes('list-type=2')).map(listingOf);
   const shape = await listings();
@@ -190,37 +193,38 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
   assert.ok(shape.every((p) => p.startsWith('D ')), `the shape lists no key: ${shape.join(', ')}`);
   assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), '0');
 
-  // The last hour (22:51 → 23:51, from 22:41 for segments running into it): its 10-minute blocks only.
+  // The last hour (22:56 → 23:56, from 22:46 for segments running into it): its 10-minute blocks only.
   await control('DELETE', 'requests');
   await page.click('[data-testid=window-last-3600]');
   await page.locator('[data-testid=window-bar][data-awaits=false]').waitFor({ timeout: REPORT_TIMEOUT });
   await page.waitForFunction(() => !document.querySelector('[data-testid=window-last-3600]')?.disabled);
-  assert.match(await page.textContent('[data-testid=window-listed]'), /Listed 2026-12-06 22:51:00 → 2026-12-06 23:51:00 UTC/);
-  const day = 'F version=1/date=2026-12-06/service=api/time=';
+  assert.match(await page.textContent('[data-testid=window-listed]'), /Listed 2026-12-06 22:56:00 → 2026-12-06 23:56:00 UTC/);
+  const day = 'version=1/date=2026-12-06/service=api/time=';
   const hour = await listings();
-  assert.deepEqual(new Set(hour), new Set(['224', '225', '230', '231', '232', '233', '234', '235'].map((t) => day + t)));
-  // 22:40 to 23:50, two hosts.
-  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), '16');
+  const hourBlocks = ['224', '225', '230', '231', '232', '233', '234', '235'].map((t) => day + t);
+  assert.deepEqual(new Set(hour), new Set(hourBlocks.map((p) => `F ${p}`)));
+  // Exactly the keys of those blocks: 22:40 to 23:55, twelve hosts.
+  assert.equal(under(hourBlocks), 16 * 12);
+  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), String(under(hourBlocks)));
 
   // Six hours: only what the hour did not list.
   await control('DELETE', 'requests');
   await page.click('[data-testid=window-last-21600]');
   await page.waitForFunction(
-    () => /17:51:00/.test(document.querySelector('[data-testid=window-listed]')?.textContent ?? ''),
+    () => /17:56:00/.test(document.querySelector('[data-testid=window-listed]')?.textContent ?? ''),
     null,
     { timeout: REPORT_TIMEOUT },
   );
   const wider = await listings();
-  assert.deepEqual(
-    new Set(wider),
-    new Set(['174', '175', '18', '19', '20', '21', '220', '221', '222', '223'].map((t) => day + t)),
-  );
-  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), String(38 * 2));
+  const widerBlocks = ['174', '175', '18', '19', '20', '21', '220', '221', '222', '223'].map((t) => day + t);
+  assert.deepEqual(new Set(wider), new Set(widerBlocks.map((p) => `F ${p}`)));
+  const sixHours = [...hourBlocks, ...widerBlocks];
+  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), String(under(sixHours)));
   await page.locator('[data-testid=discovery]').screenshot({ path: path.join(out, 's3-window-bar.png') });
 
   // A shared link of a selection lists the shape, then only the selection's window.
   await page.locator('[data-testid=host][data-host=host-0] [data-testid=host-pick]').click();
-  await selected(page, 38);
+  await selected(page, under(sixHours, 'host-0'));
   await page.waitForFunction(() => location.hash.includes('sel='));
   const link = page.url();
   await assertClean(page, problems);
@@ -231,10 +235,10 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
   await reopened.page.fill('[data-testid=s3-secret-key]', s3.secretAccessKey);
   await reopened.page.click('[data-testid=s3-connect]');
   await reopened.page.click('[data-testid=s3-endpoint-approve]');
-  await selected(reopened.page, 38);
+  await selected(reopened.page, under(sixHours, 'host-0'));
   const relisted = await listings();
   const flat = relisted.filter((p) => p.startsWith('F '));
-  assert.ok(flat.length > 0 && flat.every((p) => p.startsWith(day)), flat.join('\n'));
+  assert.ok(flat.length > 0 && flat.every((p) => p.startsWith(`F ${day}`)), flat.join('\n'));
   assert.equal(relisted.length - flat.length, 33, 'the shape, then the window');
 
   // A from–to range of another day: that day's services, then its blocks and hours.

@@ -1,7 +1,9 @@
 // A bucket of many days, written straight into the S3 server's data dir (s3s-fs
 // serves whatever the directory holds): DAYS days up to END of v1 keys, HOSTS
-// hosts of one service each writing a segment every STEP seconds. The
-// objects are a few bytes (listing tests only read keys and sizes).
+// hosts of one service each writing a segment every STEP seconds; by default
+// 30 days of 12 hosts every 5 minutes, 103,680 keys (the production-size
+// bucket of the e2e test and `scripts/bench-browser.mjs window`). The objects
+// are a few bytes (listing tests only read keys and sizes).
 //
 //   node tests/s3/days-bucket.mjs DATA_DIR [BUCKET]     writes it, prints {bucket, keys, first, last}
 
@@ -21,7 +23,7 @@ export function keyOf(start, h, index) {
 }
 
 /** Writes the bucket; gives every key, oldest first. */
-export function prepareDaysBucket(dataDir, { bucket = DAYS_BUCKET, days = 30, hosts = 3, step = 300 } = {}) {
+export function prepareDaysBucket(dataDir, { bucket = DAYS_BUCKET, days = 30, hosts = 12, step = 300 } = {}) {
   const keys = [];
   const dirs = new Set();
   for (let start = END - days * 86400; start < END; start += step) {

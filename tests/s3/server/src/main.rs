@@ -4,7 +4,8 @@
 //! GetObject / HeadObject of keys under that prefix, as a bucket policy allowing public
 //! read of a site would (see `access.rs`). Every other unsigned request gets 403.
 //! And `--cors-origin ORIGIN`: a bucket CORS rule for that origin (`*`: any),
-//! answered by the server itself as S3 does (see `cors.rs`).
+//! answered by the server itself as S3 does (see `cors.rs`). Listings read only the
+//! folders they need (see `listing.rs`).
 //!
 //!   d9lens-s3-server --host 127.0.0.1 --port 9000 --access-key AK --secret-key SK \
 //!       [--public-read site-bucket/tools/d9lens/]... [--cors-origin '*'] DIR
@@ -13,6 +14,7 @@
 
 mod access;
 mod cors;
+mod listing;
 
 use std::path::PathBuf;
 
@@ -22,7 +24,7 @@ use hyper_util::server::conn::auto::Builder as ConnBuilder;
 use s3s::auth::SimpleAuth;
 use s3s::host::MultiDomain;
 use s3s::service::S3ServiceBuilder;
-use s3s_fs::{FileSystem, Result};
+use s3s_fs::Result;
 use tokio::net::TcpListener;
 use tracing::info;
 
@@ -107,7 +109,7 @@ fn main() -> Result {
 #[tokio::main]
 async fn run(opt: Opt) -> Result {
     let service = {
-        let mut b = S3ServiceBuilder::new(FileSystem::new(&opt.root)?);
+        let mut b = S3ServiceBuilder::new(listing::Store::new(&opt.root)?);
         if let (Some(ak), Some(sk)) = (opt.access_key, opt.secret_key) {
             b.set_auth(SimpleAuth::from_single(ak, sk));
             b.set_access(PublicRead::new(opt.public_read.clone()));
