@@ -477,6 +477,47 @@ test('a wrong secret key explains the signature mismatch and names the field', {
   await page.close();
 });
 
+test('"List buckets" lists what the keys may see, and a pick opens that bucket', { timeout: 120_000 }, async () => {
+  // s3s-fs serves each folder of its data dir as a bucket.
+  fs.mkdirSync(path.join(s3.dataDir, 'd9lens-picker-b'), { recursive: true });
+  const { page, problems } = await openPage();
+  await page.fill('[data-testid=s3-endpoint]', s3.corsEndpoint);
+  await page.fill('[data-testid=s3-region]', s3.region);
+  await page.fill('[data-testid=s3-access-key]', s3.accessKeyId);
+  await page.fill('[data-testid=s3-secret-key]', s3.secretAccessKey);
+  await control('DELETE', 'requests');
+  await page.click('[data-testid=s3-list-buckets]');
+  await page.locator('[data-testid=bucket-picker][data-state=listed]').waitFor({ timeout: REPORT_TIMEOUT });
+  const names = await attrs(page, '[data-testid=bucket-choice]', 'data-bucket');
+  assert.deepEqual(names, [...names].sort(), 'by name');
+  assert.ok(names.includes(s3.bucket) && names.includes('d9lens-picker-b'), names.join(', '));
+  // One signed ListBuckets at the service's root, and nothing of any bucket.
+  const asked = (await control('GET', 'requests')).map((r) => r.path);
+  assert.equal(asked.length, 1, asked.join('\n'));
+  assert.match(asked[0], /^\/\?/);
+  assert.match(asked[0], /[?&]max-buckets=1000(&|$)/);
+  assert.match(asked[0], /[?&]X-Amz-Signature=/);
+  await page.click(`[data-testid=bucket-choice][data-bucket=${s3.bucket}]`);
+  await listed(page);
+  assert.equal(await page.inputValue('[data-testid=s3-bucket]'), s3.bucket);
+  assert.equal(await page.locator('[data-testid=bucket-picker]').count(), 0);
+  await assertClean(page, problems);
+  await page.close();
+
+  // Where the endpoint sends no CORS headers (as AWS S3 does for ListBuckets): what to do instead.
+  const bare = await openPage();
+  await bare.page.fill('[data-testid=s3-endpoint]', s3.plainEndpoint);
+  await bare.page.fill('[data-testid=s3-access-key]', s3.accessKeyId);
+  await bare.page.fill('[data-testid=s3-secret-key]', s3.secretAccessKey);
+  await bare.page.click('[data-testid=s3-list-buckets]');
+  const error = bare.page.locator('[data-testid=s3-error]');
+  await error.waitFor({ timeout: REPORT_TIMEOUT });
+  assert.equal(await error.getAttribute('data-kind'), 'network');
+  assert.match(await error.textContent(), /AWS S3 answers ListBuckets without CORS[\s\S]*d9lens s3 ls/);
+  assert.equal(await bare.page.locator('[data-testid=cors-rule]').count(), 0);
+  await bare.page.close();
+});
+
 test('an endpoint without CORS shows the CORS explanation and the exact rule for this origin', { timeout: 120_000 }, async () => {
   const { page } = await openPage();
   await connect(page, { endpoint: s3.plainEndpoint });

@@ -12,25 +12,20 @@ use aws_config::meta::region::ProvideRegion;
 use aws_config::profile::{ProfileFileCredentialsProvider, ProfileFileRegionProvider};
 use aws_config::provider_config::ProviderConfig;
 use aws_credential_types::provider::{ProvideCredentials, error::CredentialsError};
-use d9lens_core::s3::{Credentials, S3Config, Timestamp};
+use d9lens_core::s3::{Account, BucketName, Credentials, S3Config, Timestamp};
 use d9lens_http::env;
 use std::error::Error;
 
-/// The configuration of `bucket`, signed with what the chain finds. A
+/// The account's service, signed with what the chain finds. A
 /// named profile (`--profile`, `AWS_PROFILE`) is read alone, and one that
 /// gives no credentials is an error that says why; without one, the whole
 /// chain is asked, and when it finds nothing the requests go unsigned (a
 /// public bucket), as the CLI always did.
-pub fn s3_config(
-    bucket: &str,
-    endpoint: Option<&str>,
-    region: Option<&str>,
-    profile: Option<&str>,
-) -> Result<S3Config, String> {
+pub fn account(endpoint: Option<&str>, region: Option<&str>, profile: Option<&str>) -> Result<Account, String> {
     let profile = profile.map(str::to_owned).or_else(|| env("AWS_PROFILE"));
     if profile.is_none() && env("AWS_ACCESS_KEY_ID").is_some() {
         // Keys in the environment come first in the chain anyway: no runtime needed.
-        return d9lens_http::config_for(bucket, endpoint, region);
+        return d9lens_http::account_for(endpoint, region);
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -66,8 +61,8 @@ pub fn s3_config(
         (found, region)
     });
     let region = profile_region.as_ref().map(|r| r.as_ref().to_owned());
-    let mut config = d9lens_http::config_for(bucket, endpoint, region.as_deref())?;
-    config.credentials = match (found, &profile) {
+    let mut account = d9lens_http::account_for(endpoint, region.as_deref())?;
+    account.credentials = match (found, &profile) {
         (Ok(c), _) => Some(convert(&c).map_err(|e| format!("the credentials found are not usable: {e}"))?),
         (Err(e), Some(p)) => return Err(explain(&e, p)),
         // Nothing configured anywhere: a public bucket, unsigned (as the CLI always did).
@@ -77,7 +72,18 @@ pub fn s3_config(
             None
         }
     };
-    Ok(config)
+    Ok(account)
+}
+
+/// [`account`]'s configuration of `bucket`.
+pub fn s3_config(
+    bucket: &str,
+    endpoint: Option<&str>,
+    region: Option<&str>,
+    profile: Option<&str>,
+) -> Result<S3Config, String> {
+    let bucket = BucketName::new(bucket).map_err(|e| e.to_string())?;
+    Ok(account(endpoint, region, profile)?.bucket(bucket))
 }
 
 fn convert(c: &aws_credential_types::Credentials) -> Result<Credentials, String> {

@@ -311,7 +311,7 @@ impl Api<'_> {
             })
             .map_err(|e| match e {
                 FetchError::S3(e) => e,
-                FetchError::Listing(_) => unreachable!("only listings are parsed as listings"),
+                FetchError::Listing(_) | FetchError::Buckets(_) => unreachable!("nothing here is parsed as a listing"),
             })
     }
 

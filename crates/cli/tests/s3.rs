@@ -392,6 +392,48 @@ fn ls_of_the_last_minutes_lists_only_their_blocks() {
 }
 
 #[test]
+fn ls_without_a_bucket_lists_the_buckets() {
+    let s = servers!();
+    // s3s-fs serves each folder of its data dir as a bucket.
+    std::fs::create_dir_all(s.data_dir.join("d9lens-another")).unwrap();
+    let out = d9lens(&["s3", "ls", "--endpoint", &s.cors, "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = json(&out);
+    let names: Vec<&str> = v["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert!(names.windows(2).all(|w| w[0] < w[1]), "by name: {names:?}");
+    assert!(
+        names.contains(&BUCKET) && names.contains(&"d9lens-another"),
+        "{names:?}"
+    );
+    assert_eq!(v["truncated"], false);
+    assert!(v["buckets"][0]["created"].as_str().unwrap().ends_with('Z'));
+    let out = d9lens(&["s3", "ls", "--endpoint", &s.plain]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).lines().any(|l| l.ends_with(&format!("  {BUCKET}"))),
+        "{}",
+        text(&out.stdout)
+    );
+    // A wrong secret: S3's refusal, explained, and no bucket.
+    let out = d9lens_env(
+        &["s3", "ls", "--endpoint", &s.cors],
+        &[("AWS_SECRET_ACCESS_KEY", "not-the-secret")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        text(&out.stderr).contains("SignatureDoesNotMatch"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn ls_under_a_prefix_and_without_the_cors_front() {
     let s = servers!();
     let out = d9lens(&[

@@ -11,8 +11,8 @@ mod pipeline;
 use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
-    Attempt, BucketName, Connection, Credentials, Endpoint, Exchange, HttpRequest, ListError, ListObjectsV2, Method,
-    Region, S3Config, S3Error, Step, Timeouts, Timestamp,
+    Account, Attempt, BucketEntry, BucketListing, BucketName, BucketsError, Connection, Credentials, Endpoint,
+    Exchange, HttpRequest, ListError, Method, Region, S3Config, S3Error, Step, Timeouts, Timestamp,
 };
 use std::hash::BuildHasher;
 use std::sync::{RwLock, RwLockWriteGuard};
@@ -43,6 +43,8 @@ pub enum FetchError {
     S3(S3Error),
     /// A 2xx listing that does not parse.
     Listing(ListError),
+    /// A 2xx bucket list that does not parse.
+    Buckets(BucketsError),
 }
 
 impl FetchError {
@@ -50,13 +52,14 @@ impl FetchError {
         match self {
             FetchError::S3(e) => e.to_string(),
             FetchError::Listing(e) => format!("The listing answer is not a ListObjectsV2 result: {e}."),
+            FetchError::Buckets(e) => format!("The answer is not a ListBuckets result: {e}."),
         }
     }
 
     pub fn fix(&self) -> String {
         match self {
             FetchError::S3(e) => e.fix(),
-            FetchError::Listing(_) => {
+            FetchError::Listing(_) | FetchError::Buckets(_) => {
                 "Check that the endpoint is an S3 API endpoint (not a website or console URL).".to_owned()
             }
         }
@@ -74,18 +77,33 @@ pub struct Client {
     connection: RwLock<Connection>,
 }
 
-fn loopback(config: &S3Config) -> bool {
-    let Endpoint::Custom(_) = &config.endpoint else {
+fn loopback(endpoint: &Endpoint) -> bool {
+    let Endpoint::Custom(custom) = endpoint else {
         return false;
     };
-    let url = config
-        .list_objects_v2(&ListObjectsV2::default(), Timestamp::from_unix_secs(0))
-        .url;
-    let host = url.split("://").nth(1).and_then(|r| r.split('/').next()).unwrap_or("");
+    let host = custom.authority();
     let host = host
         .rsplit_once(':')
         .map_or(host, |(h, port)| if port.contains(']') { host } else { h });
-    host == "localhost" || host.starts_with("127.") || host == "[::1]"
+    let ipv4_loopback = host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback());
+    host == "localhost" || ipv4_loopback || host == "[::1]"
+}
+
+/// The agent for requests to `endpoint`, with the core's timeouts.
+fn agent(endpoint: &Endpoint) -> ureq::Agent {
+    let timeouts = Timeouts::default();
+    let mut builder = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_connect(Some(timeouts.connect))
+        .timeout_recv_response(Some(timeouts.answer))
+        .timeout_recv_body(Some(timeouts.body))
+        .user_agent(concat!("d9lens/", env!("CARGO_PKG_VERSION")));
+    if loopback(endpoint) {
+        // A local test server: never through a proxy from the environment.
+        builder = builder.proxy(None);
+    }
+    builder.build().into()
 }
 
 fn local_now() -> Timestamp {
@@ -111,20 +129,8 @@ fn host_of(url: &str) -> String {
 
 impl Client {
     pub fn new(config: S3Config) -> Self {
-        let timeouts = Timeouts::default();
-        let mut builder = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_connect(Some(timeouts.connect))
-            .timeout_recv_response(Some(timeouts.answer))
-            .timeout_recv_body(Some(timeouts.body))
-            .user_agent(concat!("d9lens/", env!("CARGO_PKG_VERSION")));
-        if loopback(&config) {
-            // A local test server: never through a proxy from the environment.
-            builder = builder.proxy(None);
-        }
         Self {
-            agent: builder.build().into(),
+            agent: agent(&config.endpoint),
             connection: RwLock::new(Connection::new(config)),
         }
     }
@@ -139,62 +145,6 @@ impl Client {
 
     fn connection(&self) -> RwLockWriteGuard<'_, Connection> {
         self.connection.write().expect("no panics while holding the lock")
-    }
-
-    /// Sends `req` once; `payload` is the body of a PUT (a POST sends `req.body`).
-    /// `Err`: no answer, or not within the core's [`Timeouts`].
-    fn send(&self, req: &HttpRequest, payload: &[u8]) -> Result<Response, S3Error> {
-        fn with_headers<B>(mut builder: ureq::RequestBuilder<B>, req: &HttpRequest) -> ureq::RequestBuilder<B> {
-            for (name, value) in &req.headers {
-                builder = builder.header(name, value);
-            }
-            builder
-        }
-        let body = req.body.as_ref().map_or(payload, |b| b.as_bytes());
-        let result = match req.method {
-            Method::Get => with_headers(self.agent.get(&req.url), req).call(),
-            Method::Head => with_headers(self.agent.head(&req.url), req).call(),
-            Method::Delete => with_headers(self.agent.delete(&req.url), req).call(),
-            Method::Post => with_headers(self.agent.post(&req.url), req).send(body),
-            Method::Put => with_headers(self.agent.put(&req.url), req).send(body),
-        };
-        // ureq's messages may quote the URL: never show its signature.
-        let scrub = |e: ureq::Error| match e {
-            ureq::Error::Timeout(which) => {
-                let timeouts = Timeouts::default();
-                S3Error::timed_out(match which {
-                    ureq::Timeout::Connect | ureq::Timeout::Resolve => timeouts.connect,
-                    ureq::Timeout::RecvBody => timeouts.body,
-                    _ => timeouts.answer,
-                })
-            }
-            e => S3Error::Unreachable {
-                host: host_of(&req.url),
-                message: e.to_string().replace(&req.url, &redact_url(&req.url)),
-            },
-        };
-        let mut resp = result.map_err(scrub)?;
-        let status = resp.status().as_u16();
-        let headers = resp
-            .headers()
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
-        let body = if req.method == Method::Head {
-            Vec::new()
-        } else {
-            resp.body_mut()
-                .with_config()
-                .limit(MAX_BODY_BYTES)
-                .read_to_vec()
-                .map_err(scrub)?
-        };
-        Ok(Response { status, headers, body })
     }
 
     /// Sends the request `build` makes (signed afresh for every attempt) until it
@@ -215,33 +165,13 @@ impl Client {
         payload: &[u8],
         build: impl Fn(&S3Config, Timestamp) -> HttpRequest,
     ) -> Result<Response, FetchError> {
-        let mut exchange = Exchange::new(local_now());
-        loop {
-            let req = {
-                let connection = self.connection();
-                build(connection.config(), connection.now(local_now()))
-            };
-            let sent = self.send(&req, payload);
-            let attempt = match &sent {
-                Ok(resp) => Attempt::Answer {
-                    status: resp.status,
-                    headers: &resp.headers,
-                    body: &resp.body,
-                },
-                Err(error) => Attempt::Failed(error.clone()),
-            };
-            let step = exchange.after(Some(&mut self.connection()), attempt, local_now(), jitter());
-            if let Some(note) = step.note(what) {
-                eprintln!("d9lens: {note}");
-            }
-            match (step, sent) {
-                (Step::Done, Ok(resp)) => return Ok(resp),
-                (Step::Wait { delay, .. }, _) => std::thread::sleep(delay),
-                (Step::GiveUp { error, .. }, _) => return Err(FetchError::S3(error)),
-                // Signed again at the top (`Done` comes only with an answer).
-                (Step::Resign { .. } | Step::Done, _) => {}
-            }
-        }
+        let sign = || {
+            let connection = self.connection();
+            build(connection.config(), connection.now(local_now()))
+        };
+        exchange(what, Some(&self.connection), sign, |req| {
+            send(&self.agent, req, payload)
+        })
     }
 
     /// The whole object.
@@ -282,6 +212,112 @@ impl Client {
 
 /// The Lambda endpoint to call instead of AWS Lambda: `explicit` when given,
 /// else `AWS_ENDPOINT_URL_LAMBDA`, else `AWS_ENDPOINT_URL` (as the AWS CLI
+/// Sends `req` once; `payload` is the body of a PUT (a POST sends `req.body`).
+/// `Err`: no answer, or not within the core's [`Timeouts`].
+fn send(agent: &ureq::Agent, req: &HttpRequest, payload: &[u8]) -> Result<Response, S3Error> {
+    fn with_headers<B>(mut builder: ureq::RequestBuilder<B>, req: &HttpRequest) -> ureq::RequestBuilder<B> {
+        for (name, value) in &req.headers {
+            builder = builder.header(name, value);
+        }
+        builder
+    }
+    let body = req.body.as_ref().map_or(payload, |b| b.as_bytes());
+    let result = match req.method {
+        Method::Get => with_headers(agent.get(&req.url), req).call(),
+        Method::Head => with_headers(agent.head(&req.url), req).call(),
+        Method::Delete => with_headers(agent.delete(&req.url), req).call(),
+        Method::Post => with_headers(agent.post(&req.url), req).send(body),
+        Method::Put => with_headers(agent.put(&req.url), req).send(body),
+    };
+    // ureq's messages may quote the URL: never show its signature.
+    let scrub = |e: ureq::Error| match e {
+        ureq::Error::Timeout(which) => {
+            let timeouts = Timeouts::default();
+            S3Error::timed_out(match which {
+                ureq::Timeout::Connect | ureq::Timeout::Resolve => timeouts.connect,
+                ureq::Timeout::RecvBody => timeouts.body,
+                _ => timeouts.answer,
+            })
+        }
+        e => S3Error::Unreachable {
+            host: host_of(&req.url),
+            message: e.to_string().replace(&req.url, &redact_url(&req.url)),
+        },
+    };
+    let mut resp = result.map_err(scrub)?;
+    let status = resp.status().as_u16();
+    let headers = resp
+        .headers()
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let body = if req.method == Method::Head {
+        Vec::new()
+    } else {
+        resp.body_mut()
+            .with_config()
+            .limit(MAX_BODY_BYTES)
+            .read_to_vec()
+            .map_err(scrub)?
+    };
+    Ok(Response { status, headers, body })
+}
+
+/// Sends the request `sign` makes (afresh for every attempt) until the
+/// core's [`Exchange`] is done with it or gives up; `connection` takes the
+/// fixes it learns (S3's clock and region) for a bucket's requests.
+fn exchange(
+    what: &str,
+    connection: Option<&RwLock<Connection>>,
+    sign: impl Fn() -> HttpRequest,
+    send: impl Fn(&HttpRequest) -> Result<Response, S3Error>,
+) -> Result<Response, FetchError> {
+    let mut exchange = Exchange::new(local_now());
+    loop {
+        let req = sign();
+        let sent = send(&req);
+        let attempt = match &sent {
+            Ok(resp) => Attempt::Answer {
+                status: resp.status,
+                headers: &resp.headers,
+                body: &resp.body,
+            },
+            Err(error) => Attempt::Failed(error.clone()),
+        };
+        let mut fixes = connection.map(|c| c.write().expect("no panics while holding the lock"));
+        let step = exchange.after(fixes.as_deref_mut(), attempt, local_now(), jitter());
+        drop(fixes);
+        if let Some(note) = step.note(what) {
+            eprintln!("d9lens: {note}");
+        }
+        match (step, sent) {
+            (Step::Done, Ok(resp)) => return Ok(resp),
+            (Step::Wait { delay, .. }, _) => std::thread::sleep(delay),
+            (Step::GiveUp { error, .. }, _) => return Err(FetchError::S3(error)),
+            // Signed again at the top (`Done` comes only with an answer).
+            (Step::Resign { .. } | Step::Done, _) => {}
+        }
+    }
+}
+
+/// The buckets `account` may list (ListBuckets, every page), by name, and
+/// whether more were left out.
+pub fn list_buckets(account: &Account) -> Result<(Vec<BucketEntry>, bool), FetchError> {
+    let agent = agent(&account.endpoint);
+    let mut listing = BucketListing::default();
+    while listing.request(account, local_now()).is_some() {
+        let sign = || listing.request(account, local_now()).expect("a page is due");
+        let answer = exchange("listing the buckets", None, sign, |req| send(&agent, req, &[]))?;
+        listing.on_body(&answer.body).map_err(FetchError::Buckets)?;
+    }
+    Ok(listing.finish())
+}
+
 /// reads them); `None`: AWS Lambda itself.
 pub fn lambda_endpoint(explicit: Option<&str>) -> Option<String> {
     explicit
@@ -290,9 +326,9 @@ pub fn lambda_endpoint(explicit: Option<&str>) -> Option<String> {
         .or_else(|| env("AWS_ENDPOINT_URL"))
 }
 
-/// The configuration of `bucket`: `--endpoint` / `--region` when given, else the
-/// AWS environment variables (as the AWS CLI reads them).
-pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<S3Config, String> {
+/// The account's service: `--endpoint` / `--region` when given, else the AWS
+/// environment variables (as the AWS CLI reads them); keys from the environment.
+pub fn account_for(endpoint: Option<&str>, region: Option<&str>) -> Result<Account, String> {
     let endpoint = match endpoint
         .map(str::to_owned)
         .or_else(|| env("AWS_ENDPOINT_URL_S3"))
@@ -304,12 +340,17 @@ pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) ->
     let region = region_given(region).unwrap_or_else(|| "us-east-1".to_owned());
     let credentials = Credentials::from_env(|name| std::env::var(name).ok())
         .map_err(|e| format!("AWS credentials in the environment: {e}"))?;
-    Ok(S3Config {
+    Ok(Account {
         endpoint,
-        bucket: BucketName::new(bucket).map_err(|e| e.to_string())?,
         region: Region::new(&region).map_err(|e| e.to_string())?,
         credentials,
     })
+}
+
+/// [`account_for`]'s configuration of `bucket`.
+pub fn config_for(bucket: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<S3Config, String> {
+    let bucket = BucketName::new(bucket).map_err(|e| e.to_string())?;
+    Ok(account_for(endpoint, region)?.bucket(bucket))
 }
 
 /// The region `--region` or the AWS environment variables name, if any.
@@ -328,25 +369,15 @@ pub fn env(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use d9lens_core::s3::{BucketName, Region};
-
-    fn config(endpoint: Endpoint) -> S3Config {
-        S3Config {
-            endpoint,
-            bucket: BucketName::new("b").unwrap(),
-            region: Region::new("us-east-1").unwrap(),
-            credentials: None,
-        }
-    }
 
     #[test]
     fn loopback_endpoints_bypass_proxies() {
-        assert!(loopback(&config(Endpoint::custom("http://127.0.0.1:9001").unwrap())));
-        assert!(loopback(&config(Endpoint::custom("http://localhost:9000/").unwrap())));
-        assert!(!loopback(&config(
-            Endpoint::custom("https://minio.example.com").unwrap()
-        )));
-        assert!(!loopback(&config(Endpoint::Aws)));
+        assert!(loopback(&Endpoint::custom("http://127.0.0.1:9001").unwrap()));
+        assert!(loopback(&Endpoint::custom("http://localhost:9000/").unwrap()));
+        assert!(loopback(&Endpoint::custom("http://[::1]:9000/").unwrap()));
+        assert!(!loopback(&Endpoint::custom("https://minio.example.com").unwrap()));
+        assert!(!loopback(&Endpoint::custom("https://127.example.com").unwrap()));
+        assert!(!loopback(&Endpoint::Aws));
     }
 
     #[test]

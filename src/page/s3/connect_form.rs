@@ -1,6 +1,7 @@
 //! The connection panel: bucket, region, prefix, endpoint and credentials.
 
 use super::S3State;
+use super::bucket_picker::{BucketChoices, BucketPicker};
 use super::errors_view::ProblemView;
 use leptos::ev;
 use leptos::prelude::*;
@@ -127,6 +128,11 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                     <button type="submit" class="button primary" data-testid="s3-connect" prop:disabled=move || s3.connecting.get()>
                         {move || if s3.connecting.get() { "Connecting…" } else { "Connect and list" }}
                     </button>
+                    <button type="button" class="button" data-testid="s3-list-buckets"
+                        prop:disabled=move || s3.buckets.with(|b| *b == BucketChoices::Listing)
+                        on:click=move |_| s3.list_buckets()>
+                        "List buckets"
+                    </button>
                     {loopback.then(|| view! {
                         <button type="button" class="button" data-testid="s3-demo" on:click=move |_| s3.try_demo()>
                             "Try the demo bucket"
@@ -135,6 +141,7 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                     {move || s3.connected.get().map(|c| view! { <span class="muted" data-testid="s3-connected">"Bucket: " {c}</span> })}
                 </div>
             </form>
+            <BucketPicker s3=s3 />
             {move || s3.note.get().map(|n| view! { <p class="note" data-testid="s3-note">{n}</p> })}
             {move || s3.approve_host.get().map(|host| view! {
                 <div class="problem warning" role="alertdialog" data-testid="s3-endpoint-approval" data-host=host.clone()>

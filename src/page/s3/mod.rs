@@ -5,6 +5,7 @@
 //! URL, `localStorage`, a console message, an error text or a worker message:
 //! workers get presigned URLs made here.
 
+pub mod bucket_picker;
 pub mod connect_form;
 pub mod errors_view;
 pub mod panel;
@@ -14,11 +15,12 @@ use crate::net::client::Client;
 use crate::page::discovery::Discovery;
 use crate::page::site::Site;
 use crate::page::url_state;
+use bucket_picker::BucketChoices;
 use d9lens_core::bucket::link::BucketLink;
 use d9lens_core::bucket::listing_plan::{DEFAULT_MAX_OBJECTS, ListingLimits};
 use d9lens_core::bucket::scope::Period;
 use d9lens_core::s3::link_endpoint;
-use d9lens_core::s3::{BucketName, Credentials, Endpoint, Region, S3Config};
+use d9lens_core::s3::{Account, BucketEntry, BucketName, Credentials, Endpoint, Region};
 use errors_view::Problem;
 use leptos::prelude::*;
 
@@ -79,6 +81,8 @@ pub struct S3State {
     link_endpoint: StoredValue<Option<String>>,
     /// The host a link's endpoint would send signed requests to, shown for approval.
     pub approve_host: RwSignal<Option<String>>,
+    /// What "List buckets" found.
+    pub buckets: RwSignal<BucketChoices>,
 }
 
 impl S3State {
@@ -112,6 +116,7 @@ impl S3State {
             site: StoredValue::new(Site::current()),
             link_endpoint: StoredValue::new(None),
             approve_host: RwSignal::new(None),
+            buckets: RwSignal::new(BucketChoices::None),
         };
         state.load_remembered();
         // Unticking "remember" forgets the keys at once, not at the next connect.
@@ -242,8 +247,9 @@ impl S3State {
         }
     }
 
-    /// Validates the form into a bucket configuration (without AssumeRole).
-    fn config(&self) -> Result<S3Config, Problem> {
+    /// Validates the form into the account: endpoint, region and credentials
+    /// (without AssumeRole).
+    fn account(&self) -> Result<Account, Problem> {
         let f = self.form;
         let endpoint_text = f.endpoint.get_untracked();
         let endpoint = if endpoint_text.trim().is_empty() {
@@ -253,12 +259,6 @@ impl S3State {
                 Problem::input(format!("The endpoint is not usable: {e}."), "Check the endpoint field: leave it empty for AWS S3, or enter the S3 API URL of a compatible server, e.g. http://127.0.0.1:9001.")
             })?
         };
-        let bucket = BucketName::new(&f.bucket.get_untracked()).map_err(|e| {
-            Problem::input(
-                format!("The bucket name is not usable: {e}."),
-                "Check the bucket field: only the name, without s3:// or a path.",
-            )
-        })?;
         let region = Region::new(&f.region.get_untracked()).map_err(|e| {
             Problem::input(
                 format!("The region is not usable: {e}."),
@@ -280,27 +280,91 @@ impl S3State {
             }
             Some(c)
         };
-        Ok(S3Config {
+        Ok(Account {
             endpoint,
-            bucket,
             region,
             credentials,
         })
     }
 
+    fn bucket_name(&self) -> Result<BucketName, Problem> {
+        BucketName::new(&self.form.bucket.get_untracked()).map_err(|e| {
+            Problem::input(
+                format!("The bucket name is not usable: {e}."),
+                "Check the bucket field: only the name, without s3:// or a path (\"List buckets\" shows those you may read).",
+            )
+        })
+    }
+
+    /// The form's account with the role assumed, if one is named.
+    async fn signed_account(account: Account, role_arn: &str) -> Result<Account, Problem> {
+        if role_arn.is_empty() {
+            Ok(account)
+        } else {
+            sts::assume_role(account, role_arn).await
+        }
+    }
+
+    /// Whether the endpoint came from a link and still needs the user's
+    /// approval before anything is signed for it (then the approval is asked).
+    fn awaits_approval(&self, endpoint: &Endpoint) -> bool {
+        let typed = self.form.endpoint.get_untracked().trim().to_owned();
+        if self.link_endpoint.get_value().is_some_and(|e| e == typed)
+            && let Some(host) = link_endpoint::needs_approval(endpoint, &crate::net::fetch::origin())
+        {
+            self.approve_host.set(Some(host));
+            return true;
+        }
+        false
+    }
+
+    /// Lists the buckets the form's credentials may see (the bucket picker).
+    pub fn list_buckets(&self) {
+        self.problem.set(None);
+        let account = match self.account() {
+            Ok(account) => account,
+            Err(problem) => return self.problem.set(Some(problem)),
+        };
+        if self.awaits_approval(&account.endpoint) {
+            return;
+        }
+        let role_arn = self.form.role_arn.get_untracked().trim().to_owned();
+        let state = *self;
+        self.buckets.set(BucketChoices::Listing);
+        wasm_bindgen_futures::spawn_local(async move {
+            let listed = match Self::signed_account(account, &role_arn).await {
+                Ok(account) => bucket_picker::list(&account).await,
+                Err(problem) => Err(problem),
+            };
+            match listed {
+                Ok(choices) => state.buckets.set(choices),
+                Err(problem) => {
+                    state.buckets.set(BucketChoices::None);
+                    state.problem.set(Some(problem));
+                }
+            }
+        });
+    }
+
+    /// Opens a bucket the picker listed.
+    pub fn pick_bucket(&self, bucket: &BucketEntry) {
+        self.form.bucket.set(bucket.name.clone());
+        if let Some(region) = &bucket.region {
+            self.form.region.set(region.clone());
+        }
+        self.buckets.set(BucketChoices::None);
+        self.connect();
+    }
+
     /// Connects with the form's values and lists the bucket.
     pub fn connect(&self) {
         self.problem.set(None);
-        let config = match self.config() {
-            Ok(config) => config,
+        let (account, bucket) = match self.account().and_then(|a| Ok((a, self.bucket_name()?))) {
+            Ok(parts) => parts,
             Err(problem) => return self.problem.set(Some(problem)),
         };
         // An endpoint from a link is shown before anything is signed for it.
-        let typed = self.form.endpoint.get_untracked().trim().to_owned();
-        if self.link_endpoint.get_value().is_some_and(|e| e == typed)
-            && let Some(host) = link_endpoint::needs_approval(&config.endpoint, &crate::net::fetch::origin())
-        {
-            self.approve_host.set(Some(host));
+        if self.awaits_approval(&account.endpoint) {
             return;
         }
         self.remember_credentials();
@@ -315,16 +379,12 @@ impl S3State {
         let state = *self;
         self.connecting.set(true);
         wasm_bindgen_futures::spawn_local(async move {
-            let config = if role_arn.is_empty() {
-                config
-            } else {
-                match sts::assume_role(config, &role_arn).await {
-                    Ok(config) => config,
-                    Err(problem) => {
-                        state.problem.set(Some(problem));
-                        state.connecting.set(false);
-                        return;
-                    }
+            let config = match Self::signed_account(account, &role_arn).await {
+                Ok(account) => account.bucket(bucket),
+                Err(problem) => {
+                    state.problem.set(Some(problem));
+                    state.connecting.set(false);
+                    return;
                 }
             };
             let bucket = config.bucket.clone();

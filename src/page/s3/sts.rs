@@ -5,11 +5,11 @@
 
 use super::errors_view::Problem;
 use crate::net::client::{drive, local_now};
-use d9lens_core::s3::{AssumeRole, S3Config, StsEndpoint, assume_role_request, parse_assume_role_response};
+use d9lens_core::s3::{Account, AssumeRole, StsEndpoint, assume_role_request, parse_assume_role_response};
 
-/// `config` with its credentials replaced by the role's temporary ones.
-pub async fn assume_role(mut config: S3Config, role_arn: &str) -> Result<S3Config, Problem> {
-    let Some(base) = config.credentials.clone() else {
+/// `account` with its credentials replaced by the role's temporary ones.
+pub async fn assume_role(mut account: Account, role_arn: &str) -> Result<Account, Problem> {
+    let Some(base) = account.credentials.clone() else {
         return Err(Problem::input(
             "Assuming a role needs base credentials.",
             "Fill in the access key and secret key fields (or clear the role ARN field for a public bucket).",
@@ -22,7 +22,7 @@ pub async fn assume_role(mut config: S3Config, role_arn: &str) -> Result<S3Confi
         external_id: None,
         mfa: None,
     };
-    let endpoint = StsEndpoint::Regional(config.region.clone());
+    let endpoint = StsEndpoint::Regional(account.region.clone());
     let first = assume_role_request(&base, &endpoint, &params, local_now())
         .map_err(|e| Problem::input(format!("The role is not usable: {e}."), "Check the role ARN field."))?;
     // Only the role ARN can make signing fail, and it did not.
@@ -34,6 +34,6 @@ pub async fn assume_role(mut config: S3Config, role_arn: &str) -> Result<S3Confi
             "Check the role ARN field and that the base keys may assume it.",
         )
     })?;
-    config.credentials = Some(credentials);
-    Ok(config)
+    account.credentials = Some(credentials);
+    Ok(account)
 }

@@ -265,6 +265,51 @@ impl LsArgs {
     }
 }
 
+/// `d9lens s3 ls` without `s3://…`: the buckets the credentials may list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketsArgs {
+    pub endpoint: Option<String>,
+    pub region: Option<String>,
+    pub profile: Option<String>,
+    pub json: bool,
+}
+
+impl BucketsArgs {
+    /// `None` when `args` name a bucket (`s3://…`): a listing of it, not of buckets.
+    pub fn parse(args: &[String]) -> Option<Result<Self, String>> {
+        if args.iter().any(|a| a.starts_with("s3://")) {
+            return None;
+        }
+        let mut b = BucketsArgs {
+            endpoint: None,
+            region: None,
+            profile: None,
+            json: false,
+        };
+        let mut it = args.iter();
+        let parsed = (|| {
+            while let Some(arg) = it.next() {
+                let flag = arg.as_str();
+                match flag {
+                    "--endpoint" => b.endpoint = Some(value(&mut it, flag)?.to_owned()),
+                    "--region" => b.region = Some(value(&mut it, flag)?.to_owned()),
+                    "--profile" => b.profile = Some(value(&mut it, flag)?.to_owned()),
+                    "--json" => b.json = true,
+                    "--quiet" | "-q" => {}
+                    _ if flag.starts_with("--") => {
+                        return Err(format!(
+                            "unknown option {flag} (for the buckets; a bucket is s3://BUCKET)"
+                        ));
+                    }
+                    other => return Err(format!("{other:?} is not an s3://BUCKET[/PREFIX] URL")),
+                }
+            }
+            Ok(b)
+        })();
+        Some(parsed)
+    }
+}
+
 impl AnalyzeArgs {
     pub fn parse(args: &[String]) -> Result<Self, String> {
         parse(args, true).map(|(_, a)| a)
@@ -277,6 +322,18 @@ mod tests {
 
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn ls_without_a_bucket_lists_buckets() {
+        let b = BucketsArgs::parse(&strings(&["--endpoint", "http://127.0.0.1:9000", "--json"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(b.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert!(b.json);
+        assert!(BucketsArgs::parse(&strings(&["s3://b", "--json"])).is_none());
+        assert!(BucketsArgs::parse(&strings(&["b"])).unwrap().is_err());
+        assert!(BucketsArgs::parse(&strings(&["--last", "1h"])).unwrap().is_err());
     }
 
     #[test]

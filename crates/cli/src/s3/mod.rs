@@ -1,9 +1,10 @@
-//! `d9lens s3 ls|analyze`: read a bucket of dial9 traces through the core's S3
+//! `d9lens s3 ls|analyze`: list the account's buckets, or read a bucket of dial9 traces through the core's S3
 //! client (presigned requests, listing parser, catalog, error explanations) with a
 //! native HTTP executor ([`http`]).
 
 mod analyze;
 pub mod args;
+mod buckets;
 mod lambda;
 mod ls;
 pub mod summary;
@@ -14,6 +15,7 @@ use d9lens_http::FetchError;
 use std::process::ExitCode;
 
 pub const USAGE: &str = "usage:
+  d9lens s3 ls [--endpoint URL] [--region R] [--profile P] [--json]      (the buckets these credentials may list)
   d9lens s3 ls s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--profile P] [--max-keys N] [--max-objects N] [--json]
                [--from TIME] [--to TIME | --last DURATION] [--quiet]
   d9lens s3 analyze s3://BUCKET[/PREFIX] [--endpoint URL] [--region R] [--profile P] [--service S] [--host H] [--boot B]
@@ -52,7 +54,10 @@ the bucket, and they are read from there (docs/lambda.md).";
 pub fn run(argv: &[String]) -> Result<ExitCode, String> {
     let with_usage = |e: String| format!("{e}\n\n{USAGE}");
     match argv.first().map(String::as_str) {
-        Some("ls") => ls::run(&args::LsArgs::parse(&argv[1..]).map_err(with_usage)?),
+        Some("ls") => match args::BucketsArgs::parse(&argv[1..]) {
+            Some(b) => buckets::run(&b.map_err(with_usage)?),
+            None => ls::run(&args::LsArgs::parse(&argv[1..]).map_err(with_usage)?),
+        },
         Some("analyze") => analyze::run(&args::AnalyzeArgs::parse(&argv[1..]).map_err(with_usage)?),
         Some("-h" | "--help") => {
             println!("{USAGE}");

@@ -473,35 +473,83 @@ impl S3Config {
         &self,
         method: Method,
         key: Option<&str>,
-        mut query: Vec<(String, String)>,
+        query: Vec<(String, String)>,
         headers: Vec<(String, String)>,
         now: SigningTime,
     ) -> HttpRequest {
-        let (scheme, host, path) = self.locate(key);
-        if let Some(credentials) = &self.credentials {
-            let host_header = [("host".to_owned(), host.clone())];
-            let request = SignableRequest {
-                method: method.as_str(),
-                path: &path,
-                query: &query,
-                headers: &host_header,
-                payload: Payload::Unsigned,
-            };
-            let params = SigningParams {
-                credentials,
-                region: self.region.as_str(),
-                service: "s3",
-                time: now,
-                settings: SigningSettings::s3(),
-            };
-            query.extend(sigv4::presign(&request, &params, PRESIGN_EXPIRY).params);
+        let place = self.locate(key);
+        let signer = self.credentials.as_ref().map(|c| (c, &self.region));
+        presigned(method, place, query, headers, signer, now)
+    }
+}
+
+/// An account's S3 service without a bucket: what ListBuckets needs (see
+/// [`super::buckets`]), and a bucket's [`S3Config`] once one is named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    pub endpoint: Endpoint,
+    pub region: Region,
+    /// `None`: requests are sent unsigned.
+    pub credentials: Option<Credentials>,
+}
+
+impl Account {
+    /// The configuration of `bucket` in this account.
+    pub fn bucket(self, bucket: BucketName) -> S3Config {
+        S3Config {
+            endpoint: self.endpoint,
+            bucket,
+            region: self.region,
+            credentials: self.credentials,
         }
-        HttpRequest {
-            method,
-            url: url(scheme, &host, &path, &sigv4::encode_query(&query)),
-            headers,
-            body: None,
+    }
+
+    /// The service's own URL parts: `s3.{region}.amazonaws.com/`, or the custom
+    /// endpoint's base path.
+    pub(crate) fn locate(&self) -> (Scheme, String, String) {
+        match &self.endpoint {
+            Endpoint::Aws => {
+                let host = format!("s3.{}.{}", self.region.as_str(), self.region.aws_dns_suffix());
+                (Scheme::Https, host, "/".to_owned())
+            }
+            Endpoint::Custom(c) => (c.scheme, c.authority.clone(), format!("{}/", c.base_path)),
         }
+    }
+}
+
+/// A request to `place` (scheme, host, encoded path), presigned by `signer`
+/// (credentials and the region to sign for) when there is one.
+pub(crate) fn presigned(
+    method: Method,
+    (scheme, host, path): (Scheme, String, String),
+    mut query: Vec<(String, String)>,
+    headers: Vec<(String, String)>,
+    signer: Option<(&Credentials, &Region)>,
+    now: SigningTime,
+) -> HttpRequest {
+    if let Some((credentials, region)) = signer {
+        let host_header = [("host".to_owned(), host.clone())];
+        let request = SignableRequest {
+            method: method.as_str(),
+            path: &path,
+            query: &query,
+            headers: &host_header,
+            payload: Payload::Unsigned,
+        };
+        let params = SigningParams {
+            credentials,
+            region: region.as_str(),
+            service: "s3",
+            time: now,
+            settings: SigningSettings::s3(),
+        };
+        query.extend(sigv4::presign(&request, &params, PRESIGN_EXPIRY).params);
+    }
+    HttpRequest {
+        method,
+        url: url(scheme, &host, &path, &sigv4::encode_query(&query)),
+        headers,
+        body: None,
     }
 }
 
