@@ -30,6 +30,9 @@ cargo clippy -p d9lens-core -p d9lens-http -p d9lens-cli -p d9lens-lambda -p d9l
 cargo clippy -p d9lens-web --target wasm32-unknown-unknown --all-targets -- -D warnings
 # The page's own build: its split points (scripts/build-page.sh).
 cargo clippy -p d9lens-web --target wasm32-unknown-unknown --bin d9lens-web --features chunks -- -D warnings
+# One-way imports: no cycle among the core's modules or the page's (and the check's own tests).
+node scripts/module-cycles.mjs crates/core/src src
+node --test tests/tooling/
 
 step "native tests (core, CLI, the S3 test server; the Lambda function in its emulator)"
 cargo build -p d9lens-lambda

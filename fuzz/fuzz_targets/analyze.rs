@@ -82,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
     merger.add(outcome.partial);
     let report = merger.finish();
     if deep {
-        let _ = text::render(&report, &opts);
+        let _ = text::render(&report, opts.text_style());
         serde_json::to_string(&report).expect("a report always serializes");
         // The questions the page and `d9lens spans` / `events` ask of the details.
         let spans = explore::explore(&report.requests, &Query::default());

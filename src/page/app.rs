@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState::new();
+    let state = AppState::new(crate::page::warm_up::page);
     provide_context(Focus(RwSignal::new(None)));
     // A link to the demo trace's report reopens it.
     if crate::page::url_state::opens_demo()

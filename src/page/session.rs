@@ -182,7 +182,9 @@ type Answer = Box<dyn FnOnce(Result<InspectAnswer, String>)>;
 pub type Invoke = Rc<dyn Fn(Vec<String>) -> Pin<Box<dyn Future<Output = Result<Vec<FileOutcome>, String>>>>>;
 
 impl AppState {
-    pub fn new() -> Self {
+    /// `warm_up`: what readies the page's code on a worker's warm-up trace
+    /// (`page::warm_up::page`), handed to the worker pool.
+    pub fn new(warm_up: fn(Vec<u8>)) -> Self {
         let state = AppState {
             rows: RwSignal::new(Vec::new()),
             errors: RwSignal::new(Vec::new()),
@@ -206,9 +208,13 @@ impl AppState {
             requests: true,
             ..Options::default()
         };
-        match Pool::new(&crate::page::assets::worker_script(), size, options, move |event| {
-            state.on_event(&listener_run, event)
-        }) {
+        match Pool::new(
+            &crate::page::assets::worker_script(),
+            size,
+            options,
+            warm_up,
+            move |event| state.on_event(&listener_run, event),
+        ) {
             Ok(pool) => {
                 state.workers.set(pool.size());
                 state.controller.set_value(Some(Controller { pool, run }));
@@ -726,12 +732,6 @@ impl AppState {
         // The rows' last changes show with the final report, not a redraw later.
         self.rows.notify();
         self.running.set(false);
-    }
-}
-
-impl Default for AppState {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

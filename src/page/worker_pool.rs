@@ -116,6 +116,9 @@ pub struct Pool {
 struct Inner {
     script: String,
     options: Options,
+    /// Readies the page's code on a warm-up trace's outcome (`page::warm_up`,
+    /// given by the app: the pool does not reach up into the views).
+    warm_up: fn(Vec<u8>),
     slots: Vec<Slot>,
     queue: VecDeque<Job>,
     listener: Listener,
@@ -170,11 +173,13 @@ impl Pool {
         script: &str,
         size: usize,
         options: Options,
+        warm_up: fn(Vec<u8>),
         listener: impl Fn(PoolEvent) + 'static,
     ) -> Result<Pool, JsValue> {
         let inner = Rc::new(RefCell::new(Inner {
             script: script.to_string(),
             options,
+            warm_up,
             slots: Vec::new(),
             queue: VecDeque::new(),
             listener: Rc::new(listener),
@@ -297,7 +302,7 @@ fn on_message(inner: &Rc<RefCell<Inner>>, index: usize, data: &JsValue) {
                 })
             }
             FromWorker::WarmedUp { outcome } => {
-                crate::page::warm_up::page(outcome);
+                (guard.warm_up)(outcome);
                 None
             }
             FromWorker::Inspected { id, answer } => {

@@ -9,11 +9,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::s3::args::{Location, number, value};
+use d9lens_core::fleet::LambdaTarget;
+use d9lens_core::fleet::batch::results_prefix;
 use d9lens_core::fleet::deploy::{
     self, ControlRequest, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECS, DEFAULT_ZIP, Existing, FunctionSpec, ROLE_WAIT_SECS,
     ROLE_WAIT_TRIES, Readiness, SIGV4_HEADERS, WAIT_MAX_POLLS, WAIT_POLL_SECS,
 };
-use d9lens_core::fleet::{LambdaTarget, stored};
 use d9lens_core::fmt::bytes;
 use d9lens_core::s3::{BucketName, Credentials, Region, S3Error};
 use d9lens_core::site::{Origin, Prefix};
@@ -118,7 +119,7 @@ impl Command {
                     policies = Some((bucket, prefix));
                 }
                 "--results-prefix" => {
-                    results = Some(stored::results_prefix(value(&mut it, flag)?).map_err(|e| format!("{flag}: {e}"))?);
+                    results = Some(results_prefix(value(&mut it, flag)?).map_err(|e| format!("{flag}: {e}"))?);
                 }
                 _ if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
                 extra => return Err(format!("unexpected argument {extra:?}")),

@@ -38,7 +38,7 @@ pub fn print_report(report: Report, opts: &Options, json: bool) -> Result<ExitCo
     if json {
         print_out(&(serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"))?;
     } else {
-        print_out(&text::render(&report, opts))?;
+        print_out(&text::render(&report, opts.text_style()))?;
     }
     // The process is about to exit: freeing the report's many small allocations
     // one by one would only cost time.

@@ -124,7 +124,7 @@ fn demo(c: &mut Criterion) {
             |partial| {
                 let mut merger = Merger::new(opts.clone());
                 merger.add(partial);
-                report::text::render(black_box(&merger.into_report()), &opts).len()
+                report::text::render(black_box(&merger.into_report()), opts.text_style()).len()
             },
             criterion::BatchSize::LargeInput,
         )
@@ -157,7 +157,7 @@ fn rotation(c: &mut Criterion) {
                     merger.add(p);
                 }
                 let report = merger.finish();
-                report::text::render(black_box(&report), &opts).len()
+                report::text::render(black_box(&report), opts.text_style()).len()
             },
             criterion::BatchSize::LargeInput,
         )

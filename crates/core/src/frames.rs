@@ -924,6 +924,12 @@ fn closure_owner(type_: &str) -> Option<String> {
     })
 }
 
+/// An unresolved address in the kernel's half of a 64-bit address space
+/// (`0xffff…`): what off-CPU stacks end in when kernel symbols are not read.
+pub fn is_kernel_address(symbol: &str) -> bool {
+    symbol.len() == 18 && symbol.starts_with("0xffff") && symbol[2..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -176,7 +176,7 @@ fn a_stack_a_hundred_thousand_calls_deep_gives_a_report() {
     assert_eq!(top.frames.len(), MAX_STACK_FRAMES);
     assert_eq!(&*top.frames[0].symbol, "app::level_0", "leaf first");
     assert_eq!(&*top.frames.last().unwrap().symbol, CUT_FRAMES);
-    assert!(text::render(&report, &opts).contains("app::level_0"));
+    assert!(text::render(&report, opts.text_style()).contains("app::level_0"));
     let graph = flamegraph(&report.profiles, SampleKind::OnCpu, Order::Name, Default::default());
     assert_eq!(graph.max_depth() as usize, MAX_STACK_FRAMES);
     // Opened on the application, the stack still says it was cut.
@@ -233,7 +233,7 @@ fn absurd_and_backward_timestamps_are_named_not_printed_as_centuries() {
     let checks: Vec<&str> = report.setup.issues.iter().map(|f| f.check.as_str()).collect();
     assert!(checks.contains(&"absurd-timestamps"), "{checks:?}");
     assert!(checks.contains(&"timestamps-out-of-order"), "{checks:?}");
-    let text = d9lens_core::report::text::render(&report, &Options::default());
+    let text = d9lens_core::report::text::render(&report, d9lens_core::report::text::Style::Improved);
     assert!(text.contains("Duration:       19.5ms"), "{text}");
     // The reference's report is the reference's: no new setup lines.
     let reference = common::analyze_bytes("time.bin", &bytes, &common::reference());

@@ -31,7 +31,7 @@ fn single_files_match_the_reference_report() {
     for rel in SINGLE_FILES {
         let report = analyze(&[rel], &reference(), None);
         let expected = String::from_utf8(read(&format!("{rel}.report.txt"))).unwrap();
-        assert_same(&expected, &text::render(&report, &reference()), rel);
+        assert_same(&expected, &text::render(&report, reference().text_style()), rel);
     }
 }
 
@@ -42,7 +42,7 @@ fn every_s3_object_matches_the_reference_report() {
     for key in keys {
         let report = analyze(&[&format!("s3-bucket/{key}")], &reference(), None);
         let expected = String::from_utf8(read(&format!("s3-bucket.reference/{key}.report.txt"))).unwrap();
-        assert_same(&expected, &text::render(&report, &reference()), &key);
+        assert_same(&expected, &text::render(&report, reference().text_style()), &key);
     }
 }
 
@@ -52,7 +52,7 @@ fn every_s3_object_matches_the_reference_report() {
 #[test]
 fn rotation_directory_matches_except_the_nondeterministic_hotspot_tree() {
     let report = analyze(ROTATION, &reference(), Some("5 files in rotation"));
-    let actual = text::render(&report, &reference());
+    let actual = text::render(&report, reference().text_style());
     let expected = String::from_utf8(read("rotation.dir.report.txt")).unwrap();
     let strip = |s: &str| {
         let mut out = Vec::new();
@@ -80,8 +80,8 @@ fn merge_order_does_not_change_the_report() {
     reversed.reverse();
     let backward = analyze(&reversed, &reference(), Some("r"));
     assert_eq!(
-        text::render(&forward, &reference()),
-        text::render(&backward, &reference())
+        text::render(&forward, reference().text_style()),
+        text::render(&backward, reference().text_style())
     );
 }
 
@@ -99,7 +99,7 @@ fn folding_as_files_arrive_gives_the_same_report() {
         })
         .collect();
     let names = || partials.iter().map(|p| p.file.clone());
-    let expected = text::render(&analyze(ROTATION, &opts, Some("r")), &opts);
+    let expected = text::render(&analyze(ROTATION, &opts, Some("r")), opts.text_style());
     for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]] {
         let mut merger = Merger::new(opts.clone()).with_label("r").with_files(names());
         let mut most_waiting = 0;
@@ -108,7 +108,11 @@ fn folding_as_files_arrive_gives_the_same_report() {
             most_waiting = most_waiting.max(merger.waiting());
         }
         assert_eq!(merger.waiting(), 0, "{order:?}: everything folded once all are in");
-        assert_eq!(text::render(&merger.into_report(), &opts), expected, "{order:?}");
+        assert_eq!(
+            text::render(&merger.into_report(), opts.text_style()),
+            expected,
+            "{order:?}"
+        );
         assert!(most_waiting < partials.len(), "{order:?}: held {most_waiting}");
     }
     // In order, nothing waits.

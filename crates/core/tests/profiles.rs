@@ -5,11 +5,11 @@ mod common;
 use common::*;
 use d9lens_core::analysis::Options;
 use d9lens_core::frames::format_frame;
+use d9lens_core::frames::is_kernel_address;
 use d9lens_core::profile::flame::Order;
 use d9lens_core::profile::flamegraph;
 use d9lens_core::profile::folded::write_folded;
 use d9lens_core::profile::labels::KERNEL;
-use d9lens_core::profile::origin::is_kernel_address;
 use d9lens_core::report::{Report, SampleKind};
 
 fn expected(r: &Report, kind: SampleKind) -> u64 {

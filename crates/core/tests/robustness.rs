@@ -103,7 +103,7 @@ fn render(outcomes: Vec<FileOutcome>, opts: &Options) -> String {
     }
     let report = merger.finish();
     serde_json::to_string(&report).expect("report serializes");
-    text::render(&report, opts)
+    text::render(&report, opts.text_style())
 }
 
 #[test]

@@ -14,7 +14,8 @@ use crate::page::units;
 use crate::page::url_state;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::spec::SelectionSpec;
-use d9lens_core::fleet::{FunctionUrl, stored};
+use d9lens_core::fleet::FunctionUrl;
+use d9lens_core::fleet::batch::results_prefix;
 use leptos::prelude::*;
 
 #[component]
@@ -44,7 +45,7 @@ pub fn S3Panel(app: AppState) -> impl IntoView {
         let results = s3.form.lambda_results.get_untracked();
         let results = match results.trim() {
             "" => Ok(None),
-            prefix => stored::results_prefix(prefix).map(|p| Some(p.as_str().to_owned())),
+            prefix => results_prefix(prefix).map(|p| Some(p.as_str().to_owned())),
         };
         match (FunctionUrl::parse(&lambda_url, &region), results) {
             (Ok(url), Ok(results)) => {

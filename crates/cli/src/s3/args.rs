@@ -3,8 +3,7 @@
 use d9lens_core::analysis::Options;
 use d9lens_core::bucket::listing_plan::DEFAULT_MAX_OBJECTS;
 pub use d9lens_core::bucket::scope::Period;
-use d9lens_core::fleet::batch::DEFAULT_BATCH_MB;
-use d9lens_core::fleet::stored;
+use d9lens_core::fleet::batch::{self, DEFAULT_BATCH_MB};
 use d9lens_core::s3::Timestamp;
 
 /// `s3://BUCKET[/PREFIX]`.
@@ -216,7 +215,7 @@ fn parse(args: &[String], analyze: bool) -> Result<(Common, AnalyzeArgs), String
             "--lambda" if analyze => function = Some(value(&mut it, flag)?.to_owned()),
             "--lambda-endpoint" if analyze => lambda_endpoint = Some(value(&mut it, flag)?.to_owned()),
             "--lambda-results" if analyze => {
-                let prefix = stored::results_prefix(value(&mut it, flag)?).map_err(|e| format!("{flag}: {e}"))?;
+                let prefix = batch::results_prefix(value(&mut it, flag)?).map_err(|e| format!("{flag}: {e}"))?;
                 results_prefix = Some(prefix.as_str().to_owned());
             }
             "--batch-mb" if analyze => {

@@ -10,9 +10,9 @@
 
 use super::workers::{self, Poll};
 use crate::fmt::{fmt_dur, to_fixed};
+use crate::frames::is_kernel_address;
 use crate::frames::{diagnose_stack, format_frame};
 use crate::profile::labels::KERNEL;
-use crate::profile::origin::is_kernel_address;
 use crate::report::Frame;
 use crate::trace::{ParsedTrace, SOURCE_OFF_CPU};
 use indexmap::IndexMap;

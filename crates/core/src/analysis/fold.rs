@@ -3,12 +3,13 @@
 //! red flags (`red_flags`).
 
 use super::flag_counts::FlagCounts;
+use super::frame_table::FrameTable;
 use super::lifecycle::{ActiveSeries, TaskFold};
 use super::memory::MemoryAcc;
 use super::partial::{DelayRec, LongPollRec, Partial, WorkerStats, keep_worst};
 use super::process::ProcessPartial;
 use super::setup::SetupPartial;
-use super::stacks::{FrameTable, GroupIndex};
+use super::stacks::GroupIndex;
 use crate::hdr::{Histogram, merge_by_name};
 use crate::report::{FileError, KernelWait, Moment};
 use crate::requests::kept::Details;

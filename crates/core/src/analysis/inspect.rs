@@ -5,10 +5,10 @@
 
 use super::Partial;
 use super::diagnose::{self, DiagnoseOptions, Target};
-use super::stacks::{FrameTable, Group, Symbolizer, group_chains};
+use super::frame_table::FrameTable;
+use super::stacks::{Group, Symbolizer, group_chains};
 use super::workers::{self, Poll, Timelines};
 use super::zoom::{self, Zoom};
-use crate::export::chrome::known_wakes;
 use crate::hashing::FastMap;
 use crate::profile::calls::naming_text;
 use crate::report::Profiles;
@@ -127,7 +127,7 @@ pub fn inspect(name: &str, mut trace: ParsedTrace, query: &InspectQuery) -> Insp
         InspectQuery::Poll { worker, start } => poll(&trace, worker, start),
         InspectQuery::Wakes => InspectAnswer::Wakes {
             total: trace.wakes.len() as u64,
-            by_task: known_wakes(&trace),
+            by_task: trace.known_wakes(),
         },
     }
 }

@@ -2,7 +2,8 @@
 //! attribution. Weights are computed at the end, once the sample rate is
 //! chosen, and summed in file order so floating-point totals match.
 
-use super::stacks::{FrameId, FrameTable, Remap, Symbolizer};
+use super::frame_table::{FrameId, FrameTable, Remap};
+use super::stacks::Symbolizer;
 use crate::hashing::FastMap;
 use crate::hashing::FastSet;
 use crate::report::{AllocSite, Memory, TaskAlloc, Weighted};

@@ -1,10 +1,11 @@
 //! Merging partials (`mergePartial`) and finalizing them into a `Report`.
 
 use super::fold::Acc;
+use super::frame_table::{FrameId, FrameTable};
 use super::memory::REFERENCE_SAMPLE_RATE;
 use super::partial::{LongPollRec, Partial};
 use super::red_flags;
-use super::stacks::{FrameId, FrameTable, Group};
+use super::stacks::Group;
 use super::{Options, setup};
 use crate::frames::{FrameKind, format_frame, frame_kind};
 use crate::hashing::FastMap;
@@ -496,7 +497,7 @@ mod tests {
         let report = merger.into_report();
         assert_eq!(report.lifecycle.files_left_out, 2);
         assert_eq!(report.lifecycle.spawns_by_location.len(), 1);
-        let text = crate::report::text::render(&report, &opts);
+        let text = crate::report::text::render(&report, opts.text_style());
         assert!(
             text.contains("(Counts by location leave out the last 2 files by name: "),
             "{text}"

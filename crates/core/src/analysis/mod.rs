@@ -5,6 +5,7 @@ pub(crate) mod delays;
 mod file;
 mod flag_counts;
 mod fold;
+pub mod frame_table;
 mod lifecycle;
 mod memory;
 mod merge;
@@ -17,6 +18,7 @@ mod setup;
 mod spawn_locs;
 pub mod stacks;
 mod task_ids;
+mod timeline;
 pub(crate) mod workers;
 
 pub use file::{FileAnalysis, FileOutcome, TraceAnalysis, analyze_file};

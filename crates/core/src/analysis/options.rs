@@ -24,6 +24,17 @@ pub struct Options {
     pub window: Option<Window>,
 }
 
+impl Options {
+    /// The text report these options ask for.
+    pub fn text_style(&self) -> crate::report::text::Style {
+        if self.reference_compatible {
+            crate::report::text::Style::Reference
+        } else {
+            crate::report::text::Style::Improved
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Self {

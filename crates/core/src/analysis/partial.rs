@@ -1,11 +1,12 @@
 //! One trace file → its `Partial`: the per-file half of `accumulateTrace`.
 
 use super::flag_counts::{BusyPoll, Contention, FlagCounts, MANY_SPANS};
+use super::frame_table::{FrameId, FrameList, FrameTable};
 use super::memory::MemoryPartial;
 use super::process::{FirstPolls, ProcessPartial};
 use super::setup::SetupPartial;
 use super::spawn_locs::{Loc, SpawnLocs};
-use super::stacks::{FrameId, FrameList, FrameTable, Group, Symbolizer, group_chains, group_chains_at};
+use super::stacks::{Group, Symbolizer, group_chains, group_chains_at};
 use super::task_ids::TaskIds;
 use super::{delays, series, workers};
 use crate::hashing::{FastIndexMap, FastMap};
@@ -299,7 +300,7 @@ impl Partial {
         let (active_tasks, global_queue) = (series::active_tasks(&trace), series::global_queue(&trace));
         let timeline = build
             .timeline
-            .then(|| FileTimeline::build(file, &trace, &tl, &spans, &global_queue, &active_tasks));
+            .then(|| super::timeline::file_timeline(file, &trace, &tl, &spans, &global_queue, &active_tasks));
         let detail = span_half.zip(stack_half).map(|(s, k)| Box::new(s.join(k)));
         let limits = trace.app.left_out.messages();
         let process = ProcessPartial::of(file, &trace, first_polls);

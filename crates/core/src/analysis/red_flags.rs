@@ -6,7 +6,7 @@ use super::fold::Acc;
 use super::process::{ACCEPT_NEAR_BACKLOG, CPU_SATURATED, FIRST_POLL_SLOW_NS, ProcessPartial};
 use crate::fmt::{fmt_dur, to_fixed};
 use crate::frames::format_frame;
-use crate::profile::origin::is_kernel_address;
+use crate::frames::is_kernel_address;
 use crate::report::{BlockingCall, Finding, Frame, Moment, Severity};
 
 /// A task that waited for a worker longer than this is critical.

@@ -77,7 +77,7 @@ mod tests {
         let opts = Options::default();
         let mut merger = Merger::new(opts.clone());
         merger.add(outcome.partial);
-        report::text::render(&merger.into_report(), &opts)
+        report::text::render(&merger.into_report(), opts.text_style())
     }
 
     #[test]

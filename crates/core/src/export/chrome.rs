@@ -71,7 +71,7 @@ impl ChromeFile {
     /// The file's timeline, exactly as the page gets it
     /// (`Partial::with_timeline`), and its wakes as flows.
     pub fn from_trace(file: &str, trace: ParsedTrace) -> ChromeFile {
-        let wakes = known_wakes(&trace);
+        let wakes = trace.known_wakes();
         let wake_count = trace.wakes.len() as u64;
         let (_, timeline) = Partial::with_timeline(file, trace);
         ChromeFile {
@@ -102,12 +102,6 @@ impl ChromeFile {
         let spans = t.spans.slices().starts().iter();
         counters.chain(spans).fold(t.start, u64::min)
     }
-}
-
-/// The wakes that can start a flow: those by a known task (the others need
-/// not be kept).
-pub fn known_wakes(trace: &ParsedTrace) -> Vec<Wake> {
-    trace.wakes.iter().filter(|w| w.waker != 0).copied().collect()
 }
 
 /// Every wake by a task that was being polled at that moment, to the woken

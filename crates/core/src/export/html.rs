@@ -3,7 +3,6 @@
 //! from a disk or an attachment with no server; every trace string is
 //! HTML-escaped.
 
-use crate::analysis::Options;
 use crate::report::{Report, text};
 use std::fmt::Write;
 
@@ -44,7 +43,7 @@ pub fn render(r: &Report) -> String {
         );
     }
     let _ = writeln!(o, "</ul>\n<h2>Report</h2>");
-    let _ = writeln!(o, "<pre>{}</pre>", escape(&text::render(r, &Options::default())));
+    let _ = writeln!(o, "<pre>{}</pre>", escape(&text::render(r, text::Style::Improved)));
     let _ = writeln!(
         o,
         "<p class=\"muted\">Made by d9lens from dial9 traces.</p></body></html>"

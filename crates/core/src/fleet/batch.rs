@@ -1,7 +1,29 @@
 //! What one invocation analyzes, and how a selection is cut into batches.
 
 use crate::s3::{Endpoint, S3Config};
+use crate::site::Prefix;
 use serde::{Deserialize, Serialize};
+
+/// The longest results prefix: with the hash and the suffix, a key stays far
+/// below S3's 1,024 bytes.
+pub const MAX_RESULTS_PREFIX_BYTES: usize = 512;
+
+/// `text` as a results prefix: a key prefix (`site::Prefix`: no empty,
+/// `.` or `..` component, no control character), not the bucket's root, at
+/// most [`MAX_RESULTS_PREFIX_BYTES`].
+pub fn results_prefix(text: &str) -> Result<Prefix, String> {
+    let prefix = Prefix::new(text).map_err(|e| format!("results prefix: {e}"))?;
+    if prefix.is_root() {
+        return Err("results prefix: name a prefix (e.g. d9lens-results/), not the bucket's root".into());
+    }
+    if prefix.as_str().len() > MAX_RESULTS_PREFIX_BYTES {
+        return Err(format!(
+            "results prefix: {} bytes, more than {MAX_RESULTS_PREFIX_BYTES}",
+            prefix.as_str().len()
+        ));
+    }
+    Ok(prefix)
+}
 
 /// One invocation's work: these objects of this bucket, analyzed and merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,7 +100,7 @@ impl Batch {
             (false, _) => serde_json::from_value(event),
             (true, Some(serde_json::Value::String(body))) => {
                 let bytes = match event.get("isBase64Encoded").and_then(serde_json::Value::as_bool) {
-                    Some(true) => super::packed::base64_decode(body).ok_or("the request's body is not base64")?,
+                    Some(true) => super::base64::base64_decode(body).ok_or("the request's body is not base64")?,
                     _ => body.as_bytes().to_vec(),
                 };
                 serde_json::from_slice(&bytes)
@@ -87,7 +109,7 @@ impl Batch {
         };
         let batch: Batch = batch.map_err(|e| format!("not a d9lens batch: {e}"))?;
         if let Some(prefix) = &batch.results_prefix {
-            super::stored::results_prefix(prefix)?;
+            results_prefix(prefix)?;
         }
         Ok((batch, via))
     }
@@ -128,6 +150,26 @@ pub fn plan_batches<'a>(objects: impl IntoIterator<Item = (&'a str, u64)>, max_b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_prefixes_are_plain_bounded_key_prefixes() {
+        assert_eq!(results_prefix("d9lens-results").unwrap().as_str(), "d9lens-results/");
+        assert_eq!(results_prefix("a/b/").unwrap().as_str(), "a/b/");
+        let long = "p".repeat(MAX_RESULTS_PREFIX_BYTES);
+        for bad in ["", "/", "a/../b", "..", "a//b", "a\u{0}b", long.as_str()] {
+            assert!(results_prefix(bad).is_err(), "{bad:?}");
+        }
+        let batch = Batch {
+            results_prefix: Some("../up".into()),
+            ..Batch::of(
+                &S3Config::unsigned(Endpoint::Aws, "b", "us-east-1"),
+                vec!["a.bin".into()],
+                false,
+            )
+        };
+        let event = serde_json::to_value(batch).unwrap();
+        assert!(Batch::from_event(event).unwrap_err().contains("results prefix"));
+    }
 
     fn objects(sizes: &[u64]) -> Vec<(String, u64)> {
         sizes.iter().enumerate().map(|(i, &s)| (format!("k{i}"), s)).collect()

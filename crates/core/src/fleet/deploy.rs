@@ -8,8 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::base64::base64_encode;
 use super::invoke::{LambdaTarget, function_path, signed_request};
-use super::packed::base64_encode;
 use crate::s3::encode::uri_encode;
 use crate::s3::{BucketName, Credentials, ErrorKind, HttpRequest, Method, Region, S3Error, ServiceError, SigningTime};
 use crate::site::policy::{Statement, get_objects, list_bucket, put_objects, wildcard_in};

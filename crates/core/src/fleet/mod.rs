@@ -6,6 +6,8 @@
 //!   selection is cut into batches.
 //! - [`packed`]: what it answers: the batch's file outcomes, compressed, in
 //!   the JSON a function returns, and read back with every size checked.
+//! - [`framed`]: the outcomes as bytes (framed, deflated) and [`PackError`];
+//!   `base64` the text an inline answer and a zip upload travel as.
 //! - [`stored`]: an answer too large to return, stored under the batch's
 //!   results prefix: its key, the pointer answered instead, its checks.
 //! - [`invoke`]: the signed Lambda `Invoke` request (the CLI), the signed
@@ -14,15 +16,18 @@
 //! - [`deploy`]: the Lambda API requests that create or update the function
 //!   and its function URL, their answers, and the IAM policies around it.
 
+mod base64;
 pub mod batch;
 pub mod cost;
 pub mod deploy;
+pub mod framed;
 pub mod invoke;
 pub mod packed;
 pub mod stored;
 
 pub use batch::{Batch, Via, plan_batches};
 pub use cost::CostEstimate;
+pub use framed::PackError;
 pub use invoke::{FunctionUrl, LambdaTarget, function_error, function_url_request, invocation_error, invoke_request};
-pub use packed::{Answer, Answered, PackError, PackedOutcomes, Reply};
+pub use packed::{Answer, Answered, PackedOutcomes, Reply};
 pub use stored::StoredAnswer;

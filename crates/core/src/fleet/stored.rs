@@ -12,40 +12,19 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::batch::Batch;
-use super::packed::{PackError, inflate};
+use super::batch::{Batch, results_prefix};
+use super::framed::{PackError, inflate};
 use crate::analysis::FileOutcome;
 use crate::s3::sigv4::sha256_hex;
 use crate::s3::{ByteRange, HttpRequest, S3Config, SigningTime};
-use crate::site::Prefix;
 
 /// The name of a stored answer after its hash.
 pub const STORED_SUFFIX: &str = ".d9lens-batch";
-/// The longest results prefix: with the hash and the suffix, a key stays far
-/// below S3's 1,024 bytes.
-pub const MAX_RESULTS_PREFIX_BYTES: usize = 512;
 /// The largest stored answer (packed): what a caller downloads at most.
 pub const MAX_STORED_BYTES: u64 = 128 << 20;
 /// How the stored object is described to S3.
 const CONTENT_TYPE: &str = "application/octet-stream";
 const CACHE_CONTROL: &str = "no-store";
-
-/// `text` as a results prefix: a key prefix (`site::Prefix`: no empty,
-/// `.` or `..` component, no control character), not the bucket's root, at
-/// most [`MAX_RESULTS_PREFIX_BYTES`].
-pub fn results_prefix(text: &str) -> Result<Prefix, String> {
-    let prefix = Prefix::new(text).map_err(|e| format!("results prefix: {e}"))?;
-    if prefix.is_root() {
-        return Err("results prefix: name a prefix (e.g. d9lens-results/), not the bucket's root".into());
-    }
-    if prefix.as_str().len() > MAX_RESULTS_PREFIX_BYTES {
-        return Err(format!(
-            "results prefix: {} bytes, more than {MAX_RESULTS_PREFIX_BYTES}",
-            prefix.as_str().len()
-        ));
-    }
-    Ok(prefix)
-}
 
 /// Where an answer to `batch` is stored: `PREFIX` + the hex SHA-256 of the
 /// batch as sent + [`STORED_SUFFIX`]; `None` when it names no results
@@ -75,7 +54,10 @@ impl StoredAnswer {
     /// stored at `key` ([`results_key`]), when it is at most [`MAX_STORED_BYTES`].
     pub(super) fn of(key: String, object: &[u8], files: u32) -> Result<StoredAnswer, PackError> {
         if object.len() as u64 > MAX_STORED_BYTES {
-            return Err(PackError::TooLargeToStore { bytes: object.len() });
+            return Err(PackError::TooLargeToStore {
+                bytes: object.len(),
+                limit: MAX_STORED_BYTES,
+            });
         }
         Ok(StoredAnswer {
             key,
@@ -169,18 +151,6 @@ mod tests {
         };
         let json = serde_json::to_vec(&Answer::Stored { stored: stored.clone() }).unwrap();
         (stored, object, json)
-    }
-
-    #[test]
-    fn results_prefixes_are_plain_bounded_key_prefixes() {
-        assert_eq!(results_prefix("d9lens-results").unwrap().as_str(), "d9lens-results/");
-        assert_eq!(results_prefix("a/b/").unwrap().as_str(), "a/b/");
-        let long = "p".repeat(MAX_RESULTS_PREFIX_BYTES);
-        for bad in ["", "/", "a/../b", "..", "a//b", "a\u{0}b", long.as_str()] {
-            assert!(results_prefix(bad).is_err(), "{bad:?}");
-        }
-        let event = serde_json::to_value(batch(Some("../up"))).unwrap();
-        assert!(Batch::from_event(event).unwrap_err().contains("results prefix"));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! code; the line of theirs that made the blocking call does.
 
 use super::labels::KERNEL;
-use super::origin::{Origin, is_kernel_address, origin};
+use super::origin::{Origin, origin};
 use crate::frames::format_frame;
+use crate::frames::is_kernel_address;
 use crate::hashing::FastIndexMap;
 use crate::report::{BlockingCall, Frame, Moment};
 use std::sync::Arc;

@@ -2,9 +2,10 @@
 //! display text and origin, interned) and every run of unresolved kernel
 //! addresses as one `[kernel]` label, the addresses kept aside for a tooltip.
 
-use super::origin::{Origin, is_kernel_address, origin};
+use super::origin::{Origin, origin};
 use crate::frames::Frame;
 use crate::frames::format_frame;
+use crate::frames::is_kernel_address;
 use crate::hashing::FastMap;
 use std::sync::Arc;
 

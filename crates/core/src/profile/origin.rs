@@ -9,8 +9,7 @@
 //! Cargo's registry and git checkouts are dependencies, rustc's `library/` is
 //! the standard library, non-Rust sources are the system.
 
-use crate::frames::Frame;
-use crate::frames::{FrameKind, frame_kind};
+use crate::frames::{Frame, FrameKind, frame_kind, is_kernel_address};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -46,12 +45,6 @@ impl Origin {
         Origin::Kernel,
         Origin::Unresolved,
     ];
-}
-
-/// An unresolved address in the kernel's half of a 64-bit address space
-/// (`0xffff…`): what off-CPU stacks end in when kernel symbols are not read.
-pub fn is_kernel_address(symbol: &str) -> bool {
-    symbol.len() == 18 && symbol.starts_with("0xffff") && symbol[2..].bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 pub fn origin(frame: &Frame) -> Origin {

@@ -2,11 +2,10 @@
 //! dial9's `analyze.js` prints (setup diagnostic, then the analysis).
 
 use super::*;
-use crate::analysis::Options;
 use crate::fmt::{fmt_dur, grouped, pct, to_fixed};
+use crate::frames::is_kernel_address;
 use crate::frames::{FrameKind, diagnose_stack, format_frame, frame_kind};
 use crate::hashing::FastMap;
-use crate::profile::origin::is_kernel_address;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -40,11 +39,19 @@ fn icon(s: Severity) -> &'static str {
     }
 }
 
-/// The text report: reference-compatible, or improved (wall-clock times,
-/// runtime names, grouped stacks, red flags, per-file errors).
-pub fn render(r: &Report, opts: &Options) -> String {
+/// Which text report to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Exactly what dial9's `analyze.js` prints, quirks included.
+    Reference,
+    /// Wall-clock times, runtime names, grouped stacks, red flags, per-file errors.
+    Improved,
+}
+
+/// The text report in `style`.
+pub fn render(r: &Report, style: Style) -> String {
     let mut o = Out(String::new());
-    let improved = !opts.reference_compatible;
+    let improved = style == Style::Improved;
     setup(&mut o, &r.setup);
     summary(&mut o, r, improved);
     o.0

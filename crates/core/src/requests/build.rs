@@ -6,7 +6,8 @@ use super::detail::*;
 use super::parents::{self, Node};
 use super::split::{OffCpu, TaskPoll, split};
 use crate::analysis::delays;
-use crate::analysis::stacks::{FrameId, Symbolizer};
+use crate::analysis::frame_table::FrameId;
+use crate::analysis::stacks::Symbolizer;
 use crate::analysis::workers::{self, Timelines};
 use crate::hashing::{FastIndexSet, FastMap};
 use crate::trace::{

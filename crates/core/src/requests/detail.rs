@@ -6,7 +6,7 @@
 //! page (checked: `FileDetail::check`).
 
 use super::split::Split;
-use crate::analysis::stacks::{FrameId, FrameList};
+use crate::analysis::frame_table::{FrameId, FrameList};
 use crate::trace::MetricKind;
 use serde::{Deserialize, Serialize};
 

@@ -3,7 +3,7 @@
 //! order they arrived in; the rest are counted, and every answer says so.
 
 use super::detail::FileDetail;
-use crate::analysis::stacks::FrameList;
+use crate::analysis::frame_table::FrameList;
 use std::sync::Arc;
 
 /// Bytes of details a run keeps (`FileDetail::bytes`): a few dozen busy

@@ -6,7 +6,7 @@
 use super::detail::{DumpRow, FileDetail, SampleKind as Caught};
 use super::kept::Details;
 use super::query::Hit;
-use crate::analysis::stacks::{FrameId, FrameTable};
+use crate::analysis::frame_table::{FrameId, FrameTable};
 use crate::hashing::FastMap;
 use crate::report::{Profiles, Weighted};
 

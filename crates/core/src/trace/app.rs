@@ -4,10 +4,25 @@
 //! idle task was awaiting). Decoded into one `AppEvents` per trace, bounded
 //! by named limits: a file past one keeps decoding, and says what it left out.
 
-use super::model::{SpanFields, StrId, Strings};
+use super::strings::{StrId, Strings};
 use crate::hashing::FastMap;
 use dial9_trace_format::types::FieldValueRef;
 use serde::{Deserialize, Serialize};
+
+/// Where a span's fields are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanFields {
+    /// A set in `AppEvents::field_sets`: spans from enter and exit events.
+    Set(FieldSetId),
+    /// The custom event a single-event span came from (`AppEvents::values`
+    /// from `first`, of type `kind`): its attributes are the values at the
+    /// type's `span_attributes`, read as text only when asked for.
+    Event { kind: u32, first: u32 },
+}
+
+impl SpanFields {
+    pub const NONE: SpanFields = SpanFields::Set(FieldSetId::EMPTY);
+}
 
 /// Distinct custom event types one file may define: a schema each, kept
 /// with its field names, units and kinds. Events of further types are

@@ -6,29 +6,10 @@
 
 use super::decode::{bounds, union};
 use super::model::{ParsedTrace, SpanEvent};
-use serde::{Deserialize, Serialize};
 
 /// How far from the trace's middle an event may lie: a dial9 segment covers
 /// minutes, a rotation an hour; a day is far past both.
 const MAX_DISTANCE_NS: u64 = 24 * 3600 * 1_000_000_000;
-
-/// Timestamps that did not make sense, by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TimeAnomalies {
-    /// Events more than `MAX_DISTANCE_NS` from the trace's median time: dropped.
-    pub absurd: u64,
-    /// A worker's events earlier than the one before them in the file
-    /// (kept, in time order: a thread hand-off can do this a few times).
-    pub backwards: u64,
-}
-
-impl TimeAnomalies {
-    pub fn add(&mut self, other: &TimeAnomalies) {
-        self.absurd = self.absurd.saturating_add(other.absurd);
-        self.backwards = self.backwards.saturating_add(other.backwards);
-    }
-}
 
 /// The median of up to ~4,096 runtime timestamps picked evenly.
 fn median_time(trace: &ParsedTrace) -> Option<u64> {
@@ -113,7 +94,7 @@ impl ParsedTrace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{OptU64, WorkerEvent, WorkerEventKind};
+    use crate::trace::{OptU64, TimeAnomalies, WorkerEvent, WorkerEventKind};
 
     fn trace(times: &[u64]) -> ParsedTrace {
         let mut t = ParsedTrace::default();

@@ -2,10 +2,11 @@
 
 use super::app::{
     AppEvents, CustomEvent, EventField, EventType, FieldSetId, MAX_EVENT_TYPES, MAX_EVENTS, MAX_FIELDS, MAX_TASK_DUMPS,
-    MetricKind, TaskDump, Value,
+    MetricKind, SpanFields, TaskDump, Value,
 };
 use super::fields::{Field, Fields, Slots, as_u64};
 use super::model::*;
+use super::strings::{StrId, cut};
 use super::texts::Texts;
 use crate::container::TRACE_MAGIC;
 use crate::frames::Frame;

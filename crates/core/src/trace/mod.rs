@@ -10,12 +10,12 @@ mod fields;
 mod model;
 mod spans;
 mod split;
+mod strings;
 mod symbols;
 mod texts;
 mod time_order;
 
 pub use app::*;
-pub use bad_time::TimeAnomalies;
 pub use clip::Window;
 pub use decode::{
     DEFAULT_MAX_DECODED_BYTES, DecodeFailure, STREAM_HEADER, TraceParser, parse_trace, parse_trace_within,
@@ -23,5 +23,6 @@ pub use decode::{
 pub use model::*;
 pub use spans::{Span, Spans, build_spans};
 pub use split::{TracePart, find_cut, find_cut_in};
+pub use strings::{MAX_STRING_BYTES, StrId};
 pub use symbols::{CUT_FRAMES, MAX_STACK_FRAMES, SymbolEntry, SymbolTable};
 pub(crate) use symbols::{cut_frame, push_capped};

@@ -1,128 +1,17 @@
 //! The typed event model of one trace file.
 
 use super::SymbolTable;
-use super::app::{AppEvents, FieldSetId};
+use super::app::{AppEvents, FieldSetId, SpanFields};
+use super::strings::StrId;
+pub use super::strings::Strings;
 use crate::hashing::{FastIndexMap, FastMap};
-use hashbrown::HashTable;
 use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::num::{NonZeroU32, NonZeroU64};
+use std::num::NonZeroU64;
 
 /// Worker id the recorder uses for "not a worker / unknown".
 pub const UNKNOWN_WORKER: u64 = 255;
-
-/// An interned string of one trace (spawn locations, span names). Non-zero so
-/// that `Option<StrId>` stays 4 bytes in the per-event records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StrId(NonZeroU32);
-
-/// `s` within `MAX_STRING_BYTES`, cut on a character boundary with "…".
-pub(crate) fn cut(s: &str) -> std::borrow::Cow<'_, str> {
-    const ELLIPSIS: &str = "…";
-    if s.len() <= MAX_STRING_BYTES {
-        return s.into();
-    }
-    let mut end = MAX_STRING_BYTES - ELLIPSIS.len();
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}{ELLIPSIS}", &s[..end]).into()
-}
-
-/// Longer trace strings (names, spawn locations) are cut to this many
-/// bytes, ending in "…": no report or timeline row shows more, and one
-/// string of a hostile file cannot be most of its memory.
-pub const MAX_STRING_BYTES: usize = 4096;
-
-/// The distinct strings of one trace, each stored once (its index is its
-/// id), back to back in one buffer: a trace names tens of thousands of
-/// distinct values (request ids), and a box each cost an allocation to make
-/// and one to free, and more memory than the text.
-#[derive(Clone, Default)]
-pub struct Strings {
-    text: String,
-    /// String `i` is `text[ends[i - 1]..ends[i]]` (from 0 for the first).
-    ends: Vec<usize>,
-    /// Each string's index, found by its text.
-    index: HashTable<u32>,
-    hasher: ahash::RandomState,
-}
-
-impl std::fmt::Debug for Strings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries((0..self.len()).map(|i| self.at(i))).finish()
-    }
-}
-
-impl Strings {
-    pub fn intern(&mut self, s: &str) -> StrId {
-        let s = cut(s);
-        let hash = self.hasher.hash_one(s.as_ref());
-        let Strings {
-            text,
-            ends,
-            index,
-            hasher,
-        } = self;
-        let i = match index.find(hash, |&i| nth(text, ends, i as usize) == s.as_ref()) {
-            Some(&i) => i,
-            None => {
-                let i = ends.len() as u32;
-                text.push_str(&s);
-                ends.push(text.len());
-                index.insert_unique(hash, i, |&i| hasher.hash_one(nth(text, ends, i as usize)));
-                i
-            }
-        };
-        StrId(NonZeroU32::MIN.saturating_add(i))
-    }
-
-    /// Bytes of text held.
-    pub fn bytes(&self) -> usize {
-        self.text.len()
-    }
-
-    pub fn get(&self, id: StrId) -> &str {
-        self.at(Self::index(id))
-    }
-
-    fn at(&self, i: usize) -> &str {
-        nth(&self.text, &self.ends, i)
-    }
-
-    /// How many distinct strings (ids are `0..len`, in first-intern order).
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    fn index(id: StrId) -> usize {
-        id.0.get() as usize - 1
-    }
-
-    /// Interns every string of `later` (in its order, so ids come out as if
-    /// one table had seen both) and says what each of its ids became.
-    pub(super) fn absorb(&mut self, later: &Strings) -> StrRemap {
-        StrRemap((0..later.len()).map(|i| self.intern(later.at(i))).collect())
-    }
-}
-
-/// String `i` of a buffer and its strings' ends.
-fn nth<'a>(text: &'a str, ends: &[usize], i: usize) -> &'a str {
-    &text[i.checked_sub(1).map_or(0, |p| ends[p])..ends[i]]
-}
-
-/// Ids of one string table → ids of the table that absorbed it.
-pub(super) struct StrRemap(Vec<StrId>);
-
-impl StrRemap {
-    pub(super) fn get(&self, id: StrId) -> StrId {
-        self.0[Strings::index(id)]
-    }
-}
 
 /// `Option<u64>` in 8 bytes, for records kept per event: `u64::MAX`, which
 /// the recorder never writes for a duration, stands for "absent" (in a
@@ -287,21 +176,6 @@ pub enum SpanEvent {
     },
 }
 
-/// Where a span's fields are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpanFields {
-    /// A set in `AppEvents::field_sets`: spans from enter and exit events.
-    Set(FieldSetId),
-    /// The custom event a single-event span came from (`AppEvents::values`
-    /// from `first`, of type `kind`): its attributes are the values at the
-    /// type's `span_attributes`, read as text only when asked for.
-    Event { kind: u32, first: u32 },
-}
-
-impl SpanFields {
-    pub const NONE: SpanFields = SpanFields::Set(FieldSetId::EMPTY);
-}
-
 #[derive(Debug, Clone, Copy)]
 pub struct TimedSpanEvent {
     pub ts: u64,
@@ -317,6 +191,24 @@ pub struct ThreadGap {
     pub to_tid: u64,
     pub start: u64,
     pub end: u64,
+}
+
+/// Timestamps that did not make sense, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeAnomalies {
+    /// Events more than `MAX_DISTANCE_NS` from the trace's median time: dropped.
+    pub absurd: u64,
+    /// A worker's events earlier than the one before them in the file
+    /// (kept, in time order: a thread hand-off can do this a few times).
+    pub backwards: u64,
+}
+
+impl TimeAnomalies {
+    pub fn add(&mut self, other: &TimeAnomalies) {
+        self.absurd = self.absurd.saturating_add(other.absurd);
+        self.backwards = self.backwards.saturating_add(other.backwards);
+    }
 }
 
 /// Everything the analysis needs from one trace file.
@@ -359,7 +251,7 @@ pub struct ParsedTrace {
     pub runtime_bounds: Option<(u64, u64)>,
     pub bounds: Option<(u64, u64)>,
     /// Timestamps that made no sense (`ParsedTrace::check_time`).
-    pub time: super::TimeAnomalies,
+    pub time: TimeAnomalies,
     /// Span fields, custom events, task dumps.
     pub app: AppEvents,
 }
@@ -374,28 +266,13 @@ pub fn named_runtimes(metadata: &IndexMap<String, String>) -> impl Iterator<Item
 }
 
 impl ParsedTrace {
+    /// The wakes by a known task: those that can start a flow from one poll
+    /// to another (the others need not be kept).
+    pub fn known_wakes(&self) -> Vec<Wake> {
+        self.wakes.iter().filter(|w| w.waker != 0).copied().collect()
+    }
+
     pub fn spawn_loc(&self, id: Option<StrId>) -> Option<&str> {
         id.map(|i| self.strings.get(i))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_strings_are_cut_on_a_character_boundary() {
-        let mut strings = Strings::default();
-        // Two-byte characters, so the cut point falls inside one.
-        let long = "é".repeat(1 << 20);
-        let id = strings.intern(&long);
-        let kept = strings.get(id).to_owned();
-        assert!(kept.len() <= MAX_STRING_BYTES && kept.ends_with('…'), "{}", kept.len());
-        assert!(kept.trim_end_matches('…').chars().all(|c| c == 'é'));
-        // The same long string again is the same entry; memory counts what is kept.
-        assert_eq!(strings.intern(&long), id);
-        assert_eq!(strings.bytes(), kept.len());
-        let short = strings.intern("main.rs:1:1");
-        assert_eq!(strings.get(short), "main.rs:1:1");
     }
 }

@@ -2,7 +2,9 @@
 //! as the reference's `buildSpanData` does it for the report.
 
 use super::app::FieldSetId;
-use super::model::{SpanEvent, SpanFields, StrId, Strings, TimedSpanEvent};
+use super::app::SpanFields;
+use super::model::{SpanEvent, TimedSpanEvent};
+use super::strings::{StrId, Strings};
 use super::time_order::in_time_order;
 use crate::hashing::FastMap;
 use indexmap::IndexMap;

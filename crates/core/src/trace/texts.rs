@@ -5,7 +5,7 @@
 
 use super::app::Value;
 use super::fields::Fields;
-use super::model::{StrId, Strings, cut};
+use super::strings::{StrId, Strings, cut};
 use crate::hashing::FastMap;
 use dial9_trace_format::types::{FieldValueRef, InternedString};
 use std::borrow::Cow;
