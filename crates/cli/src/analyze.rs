@@ -2,9 +2,10 @@
 
 use crate::args::AnalyzeArgs;
 use crate::progress::Progress;
-use crate::{output, parallel, two_cores};
+use crate::{output, two_cores};
 use d9lens_core::analysis::{FileOutcome, Merger, Options, analyze_file, sample_evenly};
 use d9lens_core::container::{self, Container};
+use d9lens_core::parallel;
 use d9lens_core::report::Report;
 use d9lens_core::run::progress::FilesProgress;
 use std::fs::File;
@@ -69,7 +70,7 @@ fn analyze_each(
     opts: &Options,
     mut take: impl FnMut(u64, FileOutcome) -> Result<(), String>,
 ) -> Result<(), String> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = parallel::cores();
     if let [(only, size)] = files {
         return take(*size, analyze_path(only, opts, cores > 1)?);
     }

@@ -8,11 +8,11 @@
 
 use crate::analyze::{base_name, merge_files, trace_files};
 use crate::diagnose::load;
-use crate::parallel;
 use crate::progress::Progress;
 use d9lens_core::analysis::Options;
 use d9lens_core::export::chrome::{ChromeFile, write_chrome};
 use d9lens_core::export::{html, markdown};
+use d9lens_core::parallel;
 use d9lens_core::profile::folded::write_folded;
 use d9lens_core::report::SampleKind;
 use std::fs::File;
@@ -86,7 +86,7 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode, String> {
         return from_report(args);
     }
     let (files, _) = trace_files(&args.paths)?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = parallel::cores();
     let (mut exported, mut failed) = (Vec::with_capacity(files.len()), false);
     // Each thread decodes one file at a time and keeps only its timeline and flows.
     parallel::for_each_ready(

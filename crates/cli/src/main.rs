@@ -10,7 +10,6 @@ mod deploy_lambda;
 mod diagnose;
 mod export;
 mod output;
-mod parallel;
 mod progress;
 mod requests;
 mod s3;

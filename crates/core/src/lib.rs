@@ -15,7 +15,7 @@ pub mod frames;
 pub mod hashing;
 pub mod hdr;
 pub mod inflate;
-mod parallel;
+pub mod parallel;
 pub mod profile;
 pub mod report;
 pub mod requests;

@@ -1,14 +1,11 @@
 //! The native executor of the core's S3 requests (the CLI's and the Lambda
-//! function's): sends each [`HttpRequest`] with
+//! function's), and nothing more: sends each [`HttpRequest`] with
 //! ureq and does what the core's [`Exchange`] says next (retry with backoff,
 //! re-sign in S3's region or with S3's clock, give up), noting each retry on
 //! stderr. Nothing here prints or returns a URL with its signature.
 //! GET, HEAD and DELETE carry no body; POST sends the request's own, PUT the bytes
 //! the caller gives ([`Client::fetch_with_body`]).
 
-mod pipeline;
-
-use d9lens_core::analysis::{FileOutcome, Options, analyze_file};
 use d9lens_core::s3::request::redact_url;
 use d9lens_core::s3::{
     Account, Attempt, BucketEntry, BucketListing, BucketName, BucketsError, Connection, Credentials, Endpoint,
@@ -20,14 +17,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Object bodies larger than this are refused (segments are a few MB).
 const MAX_BODY_BYTES: u64 = 1 << 30;
-
-/// Downloads under way at once for [`Client::analyze_objects`] unless its
-/// caller says otherwise. Enough that the latency of small objects hides
-/// behind the analysis of others, few enough that the bodies waiting stay a
-/// few MB (docs/benchmarks-history.md, "The CLI from S3 in a pipeline"). A native
-/// client has no connection limit per host: the page's own count
-/// (`run::ahead`) has a browser's reason and only happens to be the same.
-pub const DOWNLOADS_AT_ONCE: usize = 12;
 
 /// An HTTP answer, any status.
 pub struct Response {
@@ -178,35 +167,6 @@ impl Client {
     pub fn get_object(&self, key: &str) -> Result<Vec<u8>, FetchError> {
         self.fetch(key, |config, now| config.get_object(key, None, now))
             .map(|r| r.body)
-    }
-
-    /// Downloads the objects `keys`, `downloads` at once, while one thread
-    /// per core analyzes those in, and hands each outcome to `take` (with
-    /// its key's index) as it is ready; a failed download is its file's
-    /// error. What is held stays bounded: the downloads under way and one
-    /// body waiting per analysis thread. Stops at `take`'s first error.
-    pub fn analyze_objects<K: AsRef<str> + Sync, E>(
-        &self,
-        keys: &[K],
-        downloads: usize,
-        opts: &Options,
-        mut take: impl FnMut(usize, FileOutcome) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let indexed: Vec<(usize, &str)> = keys.iter().map(AsRef::as_ref).enumerate().collect();
-        pipeline::pipeline(
-            &indexed,
-            downloads,
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
-            |&(index, key)| (index, key, self.get_object(key)),
-            |(index, key, download)| {
-                let outcome = match download {
-                    Ok(bytes) => analyze_file(key, &bytes, opts),
-                    Err(e) => FileOutcome::failed(key, None, format!("download failed: {}", e.cause())),
-                };
-                (index, outcome)
-            },
-            |(index, outcome)| take(index, outcome),
-        )
     }
 }
 

@@ -9,9 +9,11 @@
 //! they run on tokio's blocking pool, never on the runtime's thread; the
 //! downloads run ahead of the analysis, which gets one thread per core.
 
+use d9lens_core::analysis::fetched::{DOWNLOADS_AT_ONCE, analyze_fetched};
 use d9lens_core::analysis::{FileOutcome, Options};
 use d9lens_core::fleet::packed::{MAX_ANSWER_BYTES, reply};
 use d9lens_core::fleet::{Answer, Batch, Reply};
+use d9lens_core::parallel::cores;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 /// A test hook: answers larger than this many bytes are stored even though
@@ -46,10 +48,18 @@ fn analyze(batch: &Batch, inline_limit: usize) -> Result<Answer, String> {
     // Downloads overlap the analysis, as in the CLI; the answer keeps the
     // batch's order.
     let mut indexed = Vec::with_capacity(batch.keys.len());
-    let Ok(()) = client.analyze_objects(&batch.keys, d9lens_http::DOWNLOADS_AT_ONCE, &opts, |index, outcome| {
-        indexed.push((index, outcome));
-        Ok::<(), std::convert::Infallible>(())
-    });
+    let fetch = |key: &str| client.get_object(key).map_err(|e| e.cause());
+    let Ok(()) = analyze_fetched(
+        &batch.keys,
+        DOWNLOADS_AT_ONCE,
+        cores(),
+        fetch,
+        &opts,
+        |index, outcome| {
+            indexed.push((index, outcome));
+            Ok::<(), std::convert::Infallible>(())
+        },
+    );
     indexed.sort_unstable_by_key(|&(index, _)| index);
     let outcomes: Vec<FileOutcome> = indexed.into_iter().map(|(_, outcome)| outcome).collect();
     match reply(batch, &outcomes, inline_limit).map_err(|e| e.to_string())? {

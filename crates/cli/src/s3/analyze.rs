@@ -8,10 +8,12 @@ use super::args::{AnalyzeArgs, DEFAULT_DOWNLOADS};
 use super::{ls, summary};
 use crate::output;
 use crate::progress::Progress;
+use d9lens_core::analysis::fetched::analyze_fetched;
 use d9lens_core::analysis::{FileOutcome, Merger};
 use d9lens_core::bucket::catalog::{Catalog, Selection, TimeWindow};
 use d9lens_core::bucket::sample::Coverage;
 use d9lens_core::bucket::spec::SelectionSpec;
+use d9lens_core::parallel::cores;
 use d9lens_core::run::progress::FilesProgress;
 use d9lens_http::Client;
 use std::collections::HashMap;
@@ -129,10 +131,14 @@ pub fn run(a: &AnalyzeArgs) -> Result<ExitCode, String> {
     };
     match &a.lambda {
         Some(lambda) => super::lambda::analyze(&client, &selection, lambda, a, &mut add)?,
-        None => client.analyze_objects(&keys, a.jobs.unwrap_or(DEFAULT_DOWNLOADS), &a.opts, |_, outcome| {
-            add(outcome);
-            Ok::<(), String>(())
-        })?,
+        None => {
+            let downloads = a.jobs.unwrap_or(DEFAULT_DOWNLOADS);
+            let fetch = |key: &str| client.get_object(key).map_err(|e| e.cause());
+            analyze_fetched(&keys, downloads, cores(), fetch, &a.opts, |_, outcome| {
+                add(outcome);
+                Ok::<(), String>(())
+            })?
+        }
     }
     progress.clear();
     output::print_report(merger.into_report(), &a.opts, a.common.json)

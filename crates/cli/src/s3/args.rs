@@ -90,7 +90,7 @@ pub struct LambdaArgs {
 
 /// Downloads under way at once unless `--jobs` says otherwise. The
 /// analysis runs on one thread per core beside them.
-pub const DEFAULT_DOWNLOADS: usize = d9lens_http::DOWNLOADS_AT_ONCE;
+pub const DEFAULT_DOWNLOADS: usize = d9lens_core::analysis::fetched::DOWNLOADS_AT_ONCE;
 /// Lambda invocations at once unless `--jobs` says otherwise.
 pub const DEFAULT_INVOCATIONS: usize = 4;
 

@@ -8,11 +8,11 @@
 //! error naming why, and the others go on.
 
 use super::args::{AnalyzeArgs, DEFAULT_INVOCATIONS, LambdaArgs};
-use crate::parallel;
 use d9lens_core::analysis::FileOutcome;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::fleet::packed::{outcomes_of, read_answer};
 use d9lens_core::fleet::{Answered, Batch, CostEstimate, LambdaTarget, invocation_error, invoke_request, plan_batches};
+use d9lens_core::parallel;
 use d9lens_core::s3::{Credentials, S3Config};
 use d9lens_http::{Client, FetchError};
 

@@ -2,6 +2,8 @@
 //! same report out) into a `Report`.
 
 pub(crate) mod delays;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fetched;
 mod file;
 mod flag_counts;
 mod fold;
