@@ -18,6 +18,8 @@ use crate::page::discovery::selection::{SelectionPanel, SelectionState};
 use crate::page::discovery::summary::DiscoveryView;
 use crate::page::report::ReportView;
 use crate::page::retrieval::RetrievalPanel;
+use crate::page::s3::S3State;
+use crate::page::s3::bucket_picker::BucketPicker;
 use crate::page::session::AppState;
 use d9lens_core::bucket::catalog::Selection;
 use d9lens_core::bucket::spec::SelectionSpec;
@@ -88,6 +90,14 @@ fn listed_view(l: Listed) -> Result<AnyView, SplitLoaderError> {
     feature = "chunks",
     leptos::wasm_split::wasm_split(bucket, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
+fn bucket_picker_view(s3: S3State) -> Result<AnyView, SplitLoaderError> {
+    Ok(view! { <BucketPicker s3=s3 /> }.into_any())
+}
+
+#[cfg_attr(
+    feature = "chunks",
+    leptos::wasm_split::wasm_split(bucket, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
 fn retrieval_view(app: AppState) -> Result<AnyView, SplitLoaderError> {
     Ok(view! { <RetrievalPanel app=app /> }.into_any())
 }
@@ -100,6 +110,11 @@ pub fn report(report: Arc<Report>, state: AppState) -> impl IntoView {
 /// A listed bucket's summary and selection, drawn as soon as their chunk is in.
 pub fn listed(l: Listed) -> impl IntoView {
     drawn(async move { split_call!(listed_view(l)) })
+}
+
+/// The buckets "List buckets" found, drawn as soon as their chunk is in.
+pub fn bucket_picker(s3: S3State) -> impl IntoView {
+    drawn(async move { split_call!(bucket_picker_view(s3)) })
 }
 
 /// How an S3 run's downloads went, host by host, drawn as soon as its chunk is in.

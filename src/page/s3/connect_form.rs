@@ -1,7 +1,7 @@
 //! The connection panel: bucket, region, prefix, endpoint and credentials.
 
 use super::S3State;
-use super::bucket_picker::{BucketChoices, BucketPicker};
+use super::bucket_picker::BucketChoices;
 use super::errors_view::ProblemView;
 use leptos::ev;
 use leptos::prelude::*;
@@ -27,6 +27,7 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
         s3.connect();
     };
     let keys_disabled = move || f.public.get();
+    let picker_shown = Memo::new(move |_| s3.buckets.with(|b| *b != BucketChoices::None));
     // The local demo bucket can only be on this machine.
     let (loopback, insecure, same_origin) = s3
         .site
@@ -141,7 +142,8 @@ pub fn ConnectForm(s3: S3State) -> impl IntoView {
                     {move || s3.connected.get().map(|c| view! { <span class="muted" data-testid="s3-connected">"Bucket: " {c}</span> })}
                 </div>
             </form>
-            <BucketPicker s3=s3 />
+            // Its view is in the bucket chunk: drawn once there is something to show.
+            {move || picker_shown.get().then(|| crate::page::chunks::bucket_picker(s3))}
             {move || s3.note.get().map(|n| view! { <p class="note" data-testid="s3-note">{n}</p> })}
             {move || s3.approve_host.get().map(|host| view! {
                 <div class="problem warning" role="alertdialog" data-testid="s3-endpoint-approval" data-host=host.clone()>
