@@ -192,6 +192,45 @@ test('W/A/S/D zoom and pan the timeline', { timeout: 180_000 }, async () => {
   await page.close();
 });
 
+test('? lists the keys, F fits and Z undoes each zoom and window', { timeout: 180_000 }, async () => {
+  const { page, problems } = await openDemo();
+  const whole = await windowOf(page);
+  await page.locator('[data-testid=timeline]').focus();
+  await page.keyboard.press('?');
+  const keys = page.locator('[data-testid=timeline-keys]');
+  await keys.waitFor();
+  const listed = await keys.locator('dt').allTextContents();
+  for (const key of ['W', 'S', 'A', 'D', 'F', 'Z', 'Esc', '?']) {
+    assert.ok(listed.some((k) => k.split(/\s+/).includes(key)), `${key} is listed: ${listed.join(' | ')}`);
+  }
+  await page.keyboard.press('Escape');
+  await keys.waitFor({ state: 'detached' });
+  // Two zooms, a pan (not a step of its own), then Z twice: back to the whole trace.
+  await page.keyboard.press('w');
+  const once = await windowOf(page);
+  await page.keyboard.press('w');
+  await page.keyboard.press('d');
+  const twice = await windowOf(page);
+  assert.ok(twice[1] - twice[0] < once[1] - once[0], `zoomed twice: ${twice}`);
+  await page.keyboard.press('z');
+  assert.deepEqual(await windowOf(page), once, 'Z: back before the second zoom (and its pan)');
+  await page.keyboard.press('z');
+  assert.deepEqual(await windowOf(page), whole, 'Z: back to the whole trace');
+  // F fits from anywhere, and is itself undone by Z.
+  await page.keyboard.press('w');
+  await page.keyboard.press('d');
+  const zoomed = await windowOf(page);
+  await page.keyboard.press('f');
+  assert.deepEqual(await windowOf(page), whole, 'F: the whole trace');
+  await page.keyboard.press('z');
+  assert.deepEqual(await windowOf(page), zoomed, 'Z undoes F');
+  // The toolbar's button shows the same list, for a mouse.
+  await page.click('[data-testid=timeline-keys-toggle]');
+  await keys.waitFor();
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('every long poll of a dropped trace has its own link to the timeline', { timeout: 180_000 }, async () => {
   const { page, problems } = await openPage();
   await page.setInputFiles('[data-testid=file-input]', path.join(fixtures, 'blocking.bin'));

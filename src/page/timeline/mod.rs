@@ -16,7 +16,7 @@ use d9lens_core::fmt::{count, fmt_dur};
 use d9lens_core::report::Moment;
 use d9lens_core::requests::kept::Details;
 use d9lens_core::timeline::{
-    BUDGET_BYTES, NavKey, PollLink, PollRef, RowKind, Scene, TimelineLink, View, parse_time, poll_at,
+    BUDGET_BYTES, KEYS, NavKey, PollLink, PollRef, RowKind, Scene, TimelineLink, View, ViewHistory, parse_time, poll_at,
 };
 use leptos::prelude::*;
 use std::cell::RefCell;
@@ -80,6 +80,17 @@ pub fn warm_up(scene: Scene) -> impl FnMut() {
 pub fn TimelinePanel(state: AppState, scene: Arc<Scene>, details: Arc<Details>) -> impl IntoView {
     let focus = use_context::<Focus>();
     let view = RwSignal::new(scene.view());
+    // Every zoom or window, for Z to undo (whatever moved the view).
+    let history = StoredValue::new(ViewHistory::default());
+    Effect::new(move |previous: Option<View>| {
+        let next = view.get();
+        if let Some(previous) = previous {
+            history.update_value(|h| h.observe(previous, next));
+        }
+        next
+    });
+    // `?`: the keys, listed.
+    let show_keys = RwSignal::new(false);
     let selected = RwSignal::new(None::<PollRef>);
     let brush = RwSignal::new(None::<(f64, f64)>);
     let hover = RwSignal::new(None::<Hover>);
@@ -324,10 +335,17 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>, details: Arc<Details>) 
         }
         if let Some(k) = NavKey::from_key(&ev.key()) {
             ev.prevent_default();
-            view.update(|v| *v = v.key(k));
+            let current = view.get_untracked();
+            if let Some(next) = history.try_update_value(|h| h.key(current, k)) {
+                view.set(next);
+            }
+        } else if ev.key() == "?" {
+            ev.prevent_default();
+            show_keys.update(|s| *s = !*s);
         } else if ev.key() == "Escape" {
             selected.set(None);
             brush.set(None);
+            show_keys.set(false);
         }
     };
     let overview_scene = scene.clone();
@@ -468,7 +486,7 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>, details: Arc<Details>) 
             <header class="section-head">
                 <h2>"Timeline"</h2>
                 <span class="section-sub">
-                    {format!("{polls} polls in {} · wheel to zoom, drag to pan, shift-drag to pick a window, W/A/S/D", count(files, "file"))}
+                    {format!("{polls} polls in {} · wheel to zoom, drag to pan, shift-drag to pick a window, ? for the keys", count(files, "file"))}
                 </span>
             </header>
             {left_out}
@@ -493,7 +511,16 @@ pub fn TimelinePanel(state: AppState, scene: Arc<Scene>, details: Arc<Details>) 
                     </span>
                 })}
                 <span class="tl-view muted" data-testid="timeline-view">{view_label}</span>
+                <button type="button" class="link-button" data-testid="timeline-keys-toggle"
+                    aria-expanded=move || show_keys.get().to_string() on:click=move |_| show_keys.update(|s| *s = !*s)>
+                    "Keys (?)"
+                </button>
             </div>
+            {move || show_keys.get().then(|| view! {
+                <dl class="tl-keys" data-testid="timeline-keys">
+                    {KEYS.iter().map(|&(keys, what)| view! { <dt>{keys}</dt><dd>{what}</dd> }).collect_view()}
+                </dl>
+            })}
             <canvas class="tl-overview" node_ref=strip on:click=on_overview aria-label="Overview: click to move there"></canvas>
             <events::EventStrip scene=scene.clone() details=details view=view />
             <div class="tl-body" node_ref=body on:scroll=move |_| {

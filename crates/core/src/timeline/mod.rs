@@ -30,4 +30,4 @@ pub use model::{Counter, CounterKind, FileTimeline, Lane, MAX_SPAN_DEPTH, NO_LOC
 pub use palette::{Colour, colour};
 pub use pixels::{Rgb, RowPixels};
 pub use scene::{DEFAULT_RUNTIME, Group, PollRef, Row, RowKind, Scene, group_label};
-pub use view::{NavKey, View, parse_time, ticks};
+pub use view::{KEYS, NavKey, View, ViewHistory, parse_time, ticks};

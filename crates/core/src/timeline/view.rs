@@ -1,5 +1,6 @@
 //! The visible window of the timeline and how input moves it (wheel zoom at
-//! the pointer, drag, W/A/S/D), on an axis of nanoseconds from the scene's start.
+//! the pointer, drag, W/A/S/D, F to fit, Z to undo a zoom), on an axis of
+//! nanoseconds from the scene's start. [`KEYS`] is what `?` lists.
 
 /// The narrowest window: a few hundred nanoseconds still shows single polls.
 pub const MIN_SPAN_NS: f64 = 200.0;
@@ -16,24 +17,81 @@ pub struct View {
     pub total: f64,
 }
 
-/// A navigation key (W/S zoom in/out at the centre, A/D pan).
+/// A view key: W/S zoom in/out at the centre, A/D pan, F fits the whole
+/// axis; Z (undo) is [`ViewHistory`]'s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NavKey {
     ZoomIn,
     ZoomOut,
     Left,
     Right,
+    Fit,
+    Undo,
 }
 
+/// The timeline's keys as `?` lists them: the keys, what they do.
+pub const KEYS: &[(&str, &str)] = &[
+    ("W  ↑  +", "zoom in"),
+    ("S  ↓  −", "zoom out"),
+    ("A  ←", "move left"),
+    ("D  →", "move right"),
+    ("F", "fit: the whole timeline"),
+    ("Z", "undo the last zoom or window"),
+    ("Esc", "clear the selected poll and window"),
+    ("?", "show or hide these keys"),
+];
+
 impl NavKey {
-    /// W/A/S/D (either case) and the arrow keys, by `KeyboardEvent.key`.
+    /// By `KeyboardEvent.key` (letters in either case, the arrow keys).
     pub fn from_key(key: &str) -> Option<NavKey> {
         match key {
             "w" | "W" | "ArrowUp" | "+" | "=" => Some(NavKey::ZoomIn),
             "s" | "S" | "ArrowDown" | "-" => Some(NavKey::ZoomOut),
             "a" | "A" | "ArrowLeft" => Some(NavKey::Left),
             "d" | "D" | "ArrowRight" => Some(NavKey::Right),
+            "f" | "F" => Some(NavKey::Fit),
+            "z" | "Z" => Some(NavKey::Undo),
             _ => None,
+        }
+    }
+}
+
+/// Zooms and windows to undo, newest last: a view is recorded when the
+/// next one has another span (a pan is not a step of its own), at most
+/// [`ViewHistory::MAX`] of them.
+#[derive(Debug, Clone, Default)]
+pub struct ViewHistory {
+    past: std::collections::VecDeque<View>,
+    /// The view an undo went back to: seeing it next is not a new step.
+    undone: Option<View>,
+}
+
+impl ViewHistory {
+    pub const MAX: usize = 100;
+
+    /// The view moved from `previous` to `next` (by any input).
+    pub fn observe(&mut self, previous: View, next: View) {
+        if self.undone.take() == Some(next) || previous.span() == next.span() {
+            return;
+        }
+        if self.past.len() == Self::MAX {
+            self.past.pop_front();
+        }
+        self.past.push_back(previous);
+    }
+
+    /// The view before the last zoom or window, if any.
+    pub fn undo(&mut self) -> Option<View> {
+        let back = self.past.pop_back()?;
+        self.undone = Some(back);
+        Some(back)
+    }
+
+    /// Where `key` takes `view` (Undo: back a step, or stay).
+    pub fn key(&mut self, view: View, key: NavKey) -> View {
+        match key {
+            NavKey::Undo => self.undo().unwrap_or(view),
+            key => view.key(key),
         }
     }
 }
@@ -108,6 +166,9 @@ impl View {
             NavKey::ZoomOut => self.zoom(1.0 / KEY_ZOOM, 0.5),
             NavKey::Left => self.pan(-KEY_PAN),
             NavKey::Right => self.pan(KEY_PAN),
+            NavKey::Fit => View::all(self.total),
+            // Only a history knows where to go back to.
+            NavKey::Undo => *self,
         }
     }
 
@@ -203,6 +264,46 @@ mod tests {
         assert!(v.key(NavKey::ZoomIn).span() < v.span());
         assert_eq!(NavKey::from_key("S"), Some(NavKey::ZoomOut));
         assert_eq!(NavKey::from_key("x"), None);
+    }
+
+    #[test]
+    fn f_fits_and_z_undoes_zooms_and_windows_but_not_pans() {
+        let mut history = ViewHistory::default();
+        let mut v = View::all(1000.0);
+        let go = |h: &mut ViewHistory, v: &mut View, next: View| {
+            h.observe(*v, next);
+            *v = next;
+        };
+        let whole = v;
+        go(&mut history, &mut v, whole.key(NavKey::ZoomIn));
+        let zoomed = v;
+        go(&mut history, &mut v, zoomed.key(NavKey::Right));
+        let panned = v;
+        go(&mut history, &mut v, panned.window(100.0, 110.0));
+        // Z: back before the window, then before the zoom; the pan went with the zoom.
+        let back = history.key(v, NavKey::Undo);
+        assert_eq!(back, panned);
+        go(&mut history, &mut v, back);
+        let back = history.key(v, NavKey::Undo);
+        assert_eq!(back, whole);
+        go(&mut history, &mut v, back);
+        assert_eq!(history.key(v, NavKey::Undo), v, "nothing left to undo");
+        // F: the whole axis, itself a step Z undoes.
+        go(&mut history, &mut v, whole.window(10.0, 510.0));
+        let fit = v.key(NavKey::Fit);
+        assert_eq!(fit, View::all(1000.0));
+        go(&mut history, &mut v, fit);
+        assert_eq!(history.undo().map(|u| u.span()), Some(500.0));
+        assert_eq!(
+            (NavKey::from_key("f"), NavKey::from_key("Z")),
+            (Some(NavKey::Fit), Some(NavKey::Undo))
+        );
+        // Bounded.
+        let mut long = ViewHistory::default();
+        for i in 0..(ViewHistory::MAX + 10) {
+            long.observe(View::all(1000.0).window(0.0, 10.0 + i as f64), View::all(1000.0));
+        }
+        assert_eq!(std::iter::from_fn(|| long.undo()).count(), ViewHistory::MAX);
     }
 
     #[test]
