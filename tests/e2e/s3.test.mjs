@@ -200,12 +200,16 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
   await page.waitForFunction(() => !document.querySelector('[data-testid=window-last-3600]')?.disabled);
   assert.match(await page.textContent('[data-testid=window-listed]'), /Listed 2026-12-06 22:56:00 → 2026-12-06 23:56:00 UTC/);
   const day = 'version=1/date=2026-12-06/service=api/time=';
-  const hour = await listings();
   const hourBlocks = ['224', '225', '230', '231', '232', '233', '234', '235'].map((t) => day + t);
-  assert.deepEqual(new Set(hour), new Set(hourBlocks.map((p) => `F ${p}`)));
-  // Exactly the keys of those blocks: 22:40 to 23:55, twelve hosts.
+  // Exactly the keys of those blocks (22:40 to 23:55, twelve hosts), once their listings are in.
   assert.equal(under(hourBlocks), 16 * 12);
-  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), String(under(hourBlocks)));
+  await page.waitForFunction(
+    (n) => document.querySelector('[data-testid=disc-objects]')?.textContent.trim() === n,
+    String(under(hourBlocks)),
+    { timeout: REPORT_TIMEOUT },
+  );
+  const hour = await listings();
+  assert.deepEqual(new Set(hour), new Set(hourBlocks.map((p) => `F ${p}`)));
 
   // Six hours: only what the hour did not list.
   await control('DELETE', 'requests');
@@ -215,11 +219,16 @@ test('a bucket of many days lists its shape, then only the window picked, and wi
     null,
     { timeout: REPORT_TIMEOUT },
   );
-  const wider = await listings();
   const widerBlocks = ['174', '175', '18', '19', '20', '21', '220', '221', '222', '223'].map((t) => day + t);
-  assert.deepEqual(new Set(wider), new Set(widerBlocks.map((p) => `F ${p}`)));
   const sixHours = [...hourBlocks, ...widerBlocks];
-  assert.equal((await page.textContent('[data-testid=disc-objects]')).trim(), String(under(sixHours)));
+  // The new window shows at once; its keys as its listings come in: wait for all of them.
+  await page.waitForFunction(
+    (n) => document.querySelector('[data-testid=disc-objects]')?.textContent.trim() === n,
+    String(under(sixHours)),
+    { timeout: REPORT_TIMEOUT },
+  );
+  const wider = await listings();
+  assert.deepEqual(new Set(wider), new Set(widerBlocks.map((p) => `F ${p}`)));
   await page.locator('[data-testid=discovery]').screenshot({ path: path.join(out, 's3-window-bar.png') });
 
   // A shared link of a selection lists the shape, then only the selection's window.
